@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// Runs the compiled CLI when present (npm ci builds it via `prepare`), else the TypeScript source through tsx.
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+const compiled = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))
+if (existsSync(compiled)) await import(compiled)
+else {
+  const { register } = await import('tsx/esm/api')
+  register()
+  await import('../src/cli/main.ts')
+}

@@ -1,0 +1,261 @@
+import { type Block, createBlock } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import type { EVMResult } from '@ethereumjs/evm'
+import {
+  type TypedTransaction,
+  createAccessList2930Tx,
+  createBlob4844Tx,
+  createEOACode7702Tx,
+  createFeeMarket1559Tx,
+  createLegacyTx,
+} from '@ethereumjs/tx'
+import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm'
+import { type Address, type Hex, bytesToHex } from 'viem'
+import type { EvmLog } from './types.js'
+
+/** A call object with every field decoded; what eth_call, eth_estimateGas and eth_simulateV1 execute. */
+export type CallRequest = {
+  from?: Address | undefined
+  to?: Address | null | undefined
+  gas?: bigint | undefined
+  gasPrice?: bigint | undefined
+  maxFeePerGas?: bigint | undefined
+  maxPriorityFeePerGas?: bigint | undefined
+  maxFeePerBlobGas?: bigint | undefined
+  value?: bigint | undefined
+  data?: Hex | undefined
+  nonce?: bigint | undefined
+  accessList?: { address: Address; storageKeys: Hex[] }[] | undefined
+  authorizationList?:
+    | { chainId: bigint; address: Address; nonce: bigint; yParity: bigint; r: bigint; s: bigint }[]
+    | undefined
+  blobVersionedHashes?: Hex[] | undefined
+  type?: number | undefined
+  chainId?: bigint | undefined
+}
+
+/** The block fields a call runs under. */
+export type BlockEnv = {
+  number: bigint
+  timestamp: bigint
+  gasLimit: bigint
+  baseFeePerGas: bigint | undefined
+  coinbase: Address
+  prevRandao: Hex
+  excessBlobGas: bigint | undefined
+  parentHash: Hex
+  parentBeaconBlockRoot: Hex | undefined
+}
+
+const zero32 = `0x${'00'.repeat(32)}` as Hex
+
+/** A block object carrying `env`, for runTx and the EVM's block context. */
+export function blockFromEnv(common: Common, env: BlockEnv): Block {
+  const header: Record<string, unknown> = {
+    number: env.number,
+    timestamp: env.timestamp,
+    gasLimit: env.gasLimit,
+    coinbase: hexToBytes(env.coinbase),
+    mixHash: hexToBytes(env.prevRandao),
+    parentHash: hexToBytes(env.parentHash),
+    difficulty: 0n,
+  }
+  if (env.baseFeePerGas !== undefined) header.baseFeePerGas = env.baseFeePerGas
+  if (env.excessBlobGas !== undefined) {
+    header.excessBlobGas = env.excessBlobGas
+    header.blobGasUsed = 0n
+  }
+  if (common.isActivatedEIP(4788))
+    header.parentBeaconBlockRoot = hexToBytes(env.parentBeaconBlockRoot ?? zero32)
+  return createBlock(
+    { header },
+    { common, setHardfork: false, skipConsensusFormatValidation: true, freeze: false },
+  )
+}
+
+/** Whether the call names any fee field; geth runs fee-less calls with a zero base fee. */
+export const hasFees = (request: CallRequest) =>
+  request.gasPrice !== undefined ||
+  request.maxFeePerGas !== undefined ||
+  request.maxPriorityFeePerGas !== undefined
+
+/**
+ * Builds an unsigned transaction from a call object and makes it report
+ * `from` as its sender: calls are never signed (geth executes a message, not a
+ * transaction). The type follows geth's `ToTransaction`: an authorization list
+ * makes it 0x4, blob hashes 0x3, a gas price legacy (or 0x1 with an access
+ * list), otherwise 0x2.
+ */
+export function createCallTx(
+  common: Common,
+  request: CallRequest,
+  defaults: { nonce: bigint; gas: bigint },
+): TypedTransaction {
+  const base = {
+    nonce: request.nonce ?? defaults.nonce,
+    gasLimit: request.gas ?? defaults.gas,
+    to: request.to ? request.to : undefined,
+    value: request.value ?? 0n,
+    data: request.data ? hexToBytes(request.data) : new Uint8Array(),
+  }
+  const accessList = request.accessList?.map((item) => ({
+    address: item.address,
+    storageKeys: item.storageKeys,
+  }))
+  const options = { common, freeze: false, allowUnlimitedInitCodeSize: false }
+  let tx: TypedTransaction
+  const type =
+    request.type ??
+    (request.authorizationList
+      ? 4
+      : request.blobVersionedHashes
+        ? 3
+        : request.gasPrice !== undefined
+          ? accessList
+            ? 1
+            : 0
+          : 2)
+  const fee1559 = {
+    maxFeePerGas: request.maxFeePerGas ?? request.gasPrice ?? 0n,
+    maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? request.maxFeePerGas ?? request.gasPrice ?? 0n,
+  }
+  // A tip above the fee cap is invalid; calls that name only a cap tip nothing more than it.
+  if (fee1559.maxPriorityFeePerGas > fee1559.maxFeePerGas && request.maxPriorityFeePerGas === undefined)
+    fee1559.maxPriorityFeePerGas = fee1559.maxFeePerGas
+  switch (type) {
+    case 0:
+      tx = createLegacyTx({ ...base, gasPrice: request.gasPrice ?? 0n }, options)
+      break
+    case 1:
+      tx = createAccessList2930Tx(
+        { ...base, gasPrice: request.gasPrice ?? 0n, accessList: accessList ?? [] },
+        options,
+      )
+      break
+    case 3:
+      tx = createBlob4844Tx(
+        {
+          ...base,
+          ...fee1559,
+          accessList: accessList ?? [],
+          maxFeePerBlobGas: request.maxFeePerBlobGas ?? 0n,
+          blobVersionedHashes: request.blobVersionedHashes ?? [],
+          to: base.to ?? '0x0000000000000000000000000000000000000000',
+        },
+        options,
+      )
+      break
+    case 4:
+      tx = createEOACode7702Tx(
+        {
+          ...base,
+          ...fee1559,
+          accessList: accessList ?? [],
+          authorizationList: (request.authorizationList ?? []).map((a) => ({
+            chainId: `0x${a.chainId.toString(16)}`,
+            address: a.address,
+            nonce: `0x${a.nonce.toString(16)}`,
+            yParity: `0x${a.yParity.toString(16)}`,
+            r: `0x${a.r.toString(16)}`,
+            s: `0x${a.s.toString(16)}`,
+          })) as never,
+          to: base.to ?? '0x0000000000000000000000000000000000000000',
+        },
+        options,
+      )
+      break
+    default:
+      tx = createFeeMarket1559Tx({ ...base, ...fee1559, accessList: accessList ?? [] }, options)
+  }
+  const from = createAddressFromString(request.from ?? '0x0000000000000000000000000000000000000000')
+  return impersonate(tx, from)
+}
+
+/** Makes an unsigned (or foreign) transaction report `from` as its sender. */
+export function impersonate<T extends TypedTransaction>(
+  tx: T,
+  from: ReturnType<typeof createAddressFromString>,
+): T {
+  const patched = tx as T & { getSenderAddress(): typeof from; isSigned(): boolean }
+  patched.getSenderAddress = () => from
+  patched.isSigned = () => true
+  return tx
+}
+
+/** What one executed call produced. */
+export type CallOutcome = {
+  status: 0 | 1
+  /** Gas charged, after refunds. */
+  gasUsed: bigint
+  /** Gas the call needed before refunds: what eth_estimateGas and simulate's `maxUsedGas` report. */
+  maxUsedGas: bigint
+  returnData: Hex
+  logs: EvmLog[]
+  /** Set when the call reverted (REVERT opcode). */
+  reverted: boolean
+  /** The VM error (out of gas, invalid opcode, ...) when the call failed without REVERT. */
+  error: string | undefined
+  createdAddress: Address | undefined
+  result: RunTxResult
+}
+
+export function toEvmLogs(logs: EVMResult['execResult']['logs']): EvmLog[] {
+  return (logs ?? []).map(([address, topics, data]) => ({
+    address: bytesToHex(address),
+    topics: topics.map((topic) => bytesToHex(topic)),
+    data: bytesToHex(data),
+  }))
+}
+
+/** Turns a runTx result into a call outcome. */
+export function toCallOutcome(result: RunTxResult): CallOutcome {
+  const exception = result.execResult.exceptionError
+  const reverted = exception?.error === 'revert'
+  return {
+    status: exception ? 0 : 1,
+    gasUsed: result.totalGasSpent,
+    maxUsedGas: result.totalGasSpent + result.gasRefund,
+    returnData: bytesToHex(result.execResult.returnValue),
+    logs: exception ? [] : toEvmLogs(result.execResult.logs),
+    reverted,
+    error: exception && !reverted ? exception.error : undefined,
+    createdAddress: result.createdAddress ? (result.createdAddress.toString() as Address) : undefined,
+    result,
+  }
+}
+
+/**
+ * Runs `tx` on `vm` in `block`. With `commit: false` the state is put back
+ * afterwards, so a view's VM can serve any number of calls. Throws the VM's
+ * validation error (nonce, funds, fee cap, intrinsic gas) as it is.
+ */
+export async function executeTx(
+  vm: VM,
+  block: Block,
+  tx: TypedTransaction,
+  options: {
+    commit: boolean
+    skipNonce?: boolean
+    skipBalance?: boolean
+    blockGasUsed?: bigint
+    reportAccessList?: boolean
+  },
+): Promise<CallOutcome> {
+  if (!options.commit) await vm.stateManager.checkpoint()
+  try {
+    const result = await runTx(vm, {
+      tx,
+      block,
+      skipNonce: options.skipNonce ?? true,
+      skipBalance: options.skipBalance ?? false,
+      skipBlockGasLimitValidation: true,
+      skipHardForkValidation: true,
+      reportAccessList: options.reportAccessList ?? false,
+      ...(options.blockGasUsed !== undefined ? { blockGasUsed: options.blockGasUsed } : {}),
+    })
+    return toCallOutcome(result)
+  } finally {
+    if (!options.commit) await vm.stateManager.revert()
+  }
+}

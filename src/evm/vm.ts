@@ -1,0 +1,56 @@
+import type { Block } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
+import { type VM, createVM } from '@ethereumjs/vm'
+
+/** Where BLOCKHASH looks up earlier blocks: the node's chain, or a simulation's. */
+export type BlockSource = {
+  blockByNumber(number: bigint): { block: Block } | undefined
+}
+
+/**
+ * The few methods of ethereumjs's blockchain that the EVM uses (BLOCKHASH) and
+ * that the VM calls when copying itself. Devnet keeps its chain itself, so the
+ * VM gets this window onto it instead of a second copy.
+ */
+function blockchainOf(source: BlockSource) {
+  const stub = {
+    async getBlock(id: number | bigint | Uint8Array) {
+      if (id instanceof Uint8Array) throw new Error('block lookup by hash is not supported here')
+      const found = source.blockByNumber(BigInt(id))
+      if (!found) throw new Error(`block ${id} not found`)
+      return found.block
+    },
+    async putBlock() {},
+    shallowCopy: () => stub,
+  }
+  return stub
+}
+
+/** Fresh read-through caches: a view's state is immutable, so caching every read is safe. */
+export const createCaches = () =>
+  new Caches({ account: { size: 50_000 }, code: { size: 5_000 }, storage: { size: 50_000 } })
+
+/**
+ * A VM over the state at `root`, sharing the trie database of `base` (trie nodes
+ * are never deleted, so every root the chain ever had stays readable) but with
+ * its own caches and checkpoints: what runs here never touches another copy.
+ */
+export async function createVmAt(
+  common: Common,
+  base: MerkleStateManager,
+  root: Uint8Array,
+  source: BlockSource,
+): Promise<VM> {
+  const stateManager = base.shallowCopy(false)
+  await stateManager.setStateRoot(root, true)
+  return createVM({
+    common: common.copy(),
+    stateManager,
+    blockchain: blockchainOf(source) as never,
+  })
+}
+
+/** A new, empty state database for a chain. */
+export const createStateManager = (common: Common) =>
+  new MerkleStateManager({ common, caches: createCaches() })

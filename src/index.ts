@@ -1,0 +1,165 @@
+import { readFile } from 'node:fs/promises'
+import { type Chain as ViemChain, defineChain } from 'viem'
+import { type ConfigInput, loadConfig } from './config/load.js'
+import type { DevnetConfig } from './config/schema.js'
+import { type ImportedChain, type Node, createNode } from './node/node.js'
+import { type Dispatcher, createDispatcher } from './rpc/dispatch.js'
+import { allMethods } from './rpc/registry.js'
+import { toRpcError } from './rpc/toRpcError.js'
+import { createHttpApp, listen } from './server/http.js'
+
+export { loadConfig, type ConfigInput } from './config/load.js'
+export { defaultConfig, defaultMnemonic, defaultTokenAddress, type DevnetConfig } from './config/schema.js'
+
+/** Options of createDevnet / startDevnet: any devnet.config.json key, plus a config file to read first. */
+export type DevnetOptions = ConfigInput & {
+  /** A config file layered under these options. */
+  configFile?: string | undefined
+}
+
+/** An EIP-1193 request function: resolves with the result, throws `{ code, message, data }` errors. */
+export type RequestFn = (args: { method: string; params?: unknown }) => Promise<any>
+
+/** An RPC error as EIP-1193 providers throw it (viem maps `code` to its error classes). */
+export class ProviderRpcError extends Error {
+  override name = 'ProviderRpcError'
+  constructor(readonly code: number, message: string, readonly data?: unknown) {
+    super(message)
+  }
+}
+
+/** A devnet running in this process, without a socket. */
+export type Devnet = {
+  config: DevnetConfig
+  node: Node
+  /** EIP-1193 request function: pass `devnet` or `{ request }` to viem's `custom()` transport. */
+  request: RequestFn
+  /** The raw JSON-RPC response(s) for a raw payload (a request object or a batch). */
+  requestRaw(payload: unknown): Promise<unknown>
+  /** A viem chain object for this devnet. */
+  chain: ViemChain
+  token: { address: `0x${string}` }
+  accounts: { address: `0x${string}`; privateKey: `0x${string}` }[]
+  /** Seals a block now; resolves with its number and hash. */
+  seal(): Promise<{ number: bigint; hash: `0x${string}` }>
+  /** Runs a pre-confirmation tick now. */
+  preconfirm(): Promise<{ number: bigint; index: number; transactions: `0x${string}`[] }>
+  close(): Promise<void>
+}
+
+async function importFiles(config: DevnetConfig): Promise<ImportedChain | undefined> {
+  if (!config.genesis) return undefined
+  const { loadGethGenesis } = await import('./evm/geth/genesis.js')
+  const { importChain, readForkchoice } = await import('./evm/geth/importChain.js')
+  const genesis = await loadGethGenesis(JSON.parse(await readFile(config.genesis, 'utf8')))
+  const blocks = config.import ? await importChain(genesis, new Uint8Array(await readFile(config.import))) : []
+  let safe: bigint | undefined
+  let finalized: bigint | undefined
+  if (config.forkchoice) {
+    const fc = readForkchoice(JSON.parse(await readFile(config.forkchoice, 'utf8')))
+    const numberOf = (hash: string) =>
+      blocks.find((b) => `0x${Buffer.from(b.block.hash()).toString('hex')}` === hash.toLowerCase())?.block.header.number
+    safe = numberOf(fc.safe)
+    finalized = numberOf(fc.finalized)
+  }
+  return {
+    common: genesis.common,
+    state: genesis.stateManager,
+    genesisBlock: genesis.genesisBlock,
+    blocks,
+    safe,
+    finalized,
+  }
+}
+
+/** Resolves options into a config: defaults < config file < options. An import switches to manual mining unless told otherwise. */
+export async function resolveConfig(options: DevnetOptions = {}): Promise<DevnetConfig> {
+  const { configFile, ...rest } = options
+  const { readConfigFile } = await import('./config/load.js')
+  const file = configFile ? readConfigFile(configFile) : undefined
+  const layers: ConfigInput[] = []
+  if (file) layers.push(file)
+  layers.push(rest)
+  const config = loadConfig(...layers)
+  if (config.genesis && file?.mining === undefined && rest.mining === undefined)
+    return loadConfig(...layers, { mining: 'manual' })
+  return config
+}
+
+/**
+ * Creates a devnet in this process, with no socket. Many instances never
+ * share state.
+ */
+export async function createDevnet(options: DevnetOptions = {}): Promise<Devnet> {
+  const config = await resolveConfig(options)
+  const imported = await importFiles(config)
+  const node = await createNode(config, { imported })
+  const dispatcher = createDispatcher(node, allMethods, { debug: config.debug })
+  return wrap(config, node, dispatcher)
+}
+
+function wrap(config: DevnetConfig, node: Node, dispatcher: Dispatcher): Devnet {
+  const request: RequestFn = async ({ method, params }) => {
+    try {
+      return await dispatcher.call(method, params ?? [])
+    } catch (error) {
+      const e = toRpcError(error, { debug: config.debug, log: (x) => console.error('devnet: internal error:', x) })
+      throw new ProviderRpcError(e.code, e.message, 'data' in e ? e.data : undefined)
+    }
+  }
+  const chain = defineChain({
+    id: Number(node.chainId),
+    name: 'devnet',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [`http://${config.host}:${config.port}`] } },
+  })
+  return {
+    config,
+    node,
+    request,
+    requestRaw: (payload) => dispatcher.handle(payload),
+    chain,
+    token: { address: config.token.address },
+    accounts: node.accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
+    async seal() {
+      const block = await node.seal()
+      return { number: block.number, hash: block.hash }
+    },
+    async preconfirm() {
+      const { snapshot, added } = await node.preconfirm()
+      return { number: snapshot.number, index: snapshot.index, transactions: added }
+    },
+    close: () => node.close(),
+  }
+}
+
+/** A devnet served over HTTP (and WebSocket) on host:port; port 0 picks a free port. */
+export type StartedDevnet = Devnet & { url: string; wsUrl: string; port: number }
+
+/** Starts a devnet with a JSON-RPC server. Binds to 127.0.0.1 and a free port unless told otherwise. */
+export async function startDevnet(options: DevnetOptions = {}): Promise<StartedDevnet> {
+  const config = await resolveConfig({ port: 0, ...options })
+  const imported = await importFiles(config)
+  const node = await createNode(config, { imported })
+  const dispatcher = createDispatcher(node, allMethods, { debug: config.debug })
+  const app = createHttpApp(dispatcher, config)
+  const server = await listen(app, config)
+  const attach = (await import('./server/ws.js').catch(() => undefined))?.attachWebSocket
+  const ws = attach?.(server.server, dispatcher, node)
+  const devnet = wrap(config, node, dispatcher)
+  const url = server.url
+  return {
+    ...devnet,
+    chain: { ...devnet.chain, rpcUrls: { default: { http: [url] } } },
+    url,
+    wsUrl: url.replace(/^http/, 'ws'),
+    port: server.port,
+    async close() {
+      ws?.close()
+      await node.close()
+      await server.close()
+    },
+  }
+}
+
+export type { Node }

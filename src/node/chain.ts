@@ -1,0 +1,98 @@
+import type { Block } from '@ethereumjs/block'
+import { type Hex, bytesToHex } from 'viem'
+import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
+
+/** A sealed block as the chain keeps it: the executed block plus what lookups need. */
+export type StoredBlock = ExecutedBlock & {
+  number: bigint
+  hash: Hex
+  /** Index of the block's first log among all logs of the chain's blocks, per transaction: logIndex = offset + i. */
+  logOffsets: number[]
+}
+
+/** Read-only access to the sealed chain: what the pre-confirmed layer and readers get (invariant I5). */
+export type ChainReader = {
+  head(): StoredBlock
+  genesis(): StoredBlock
+  blockByNumber(number: bigint): StoredBlock | undefined
+  blockByHash(hash: Hex): StoredBlock | undefined
+  /** Where a sealed transaction sits, or undefined. */
+  txLocation(hash: Hex): { block: StoredBlock; index: number } | undefined
+  safe(): StoredBlock
+  finalized(): StoredBlock
+  height(): bigint
+}
+
+export type Chain = ChainReader & {
+  append(block: ExecutedBlock): StoredBlock
+  /** Removes every block above `number` and returns them, newest last. */
+  truncate(number: bigint): StoredBlock[]
+  setForkchoice(safe: bigint, finalized: bigint): void
+}
+
+function store(executed: ExecutedBlock): StoredBlock {
+  const logOffsets: number[] = []
+  let offset = 0
+  for (const tx of executed.txs) {
+    logOffsets.push(offset)
+    offset += tx.logs.length
+  }
+  return {
+    ...executed,
+    number: executed.block.header.number,
+    hash: bytesToHex(executed.block.hash()),
+    logOffsets,
+  }
+}
+
+/**
+ * The sealed chain: blocks by number and hash, and where each transaction is.
+ * Blocks are append-only except for `truncate`, which reorgs, snapshots and
+ * fixture loads use; a block is never changed in place.
+ */
+export function createChain(genesis: Block | ExecutedBlock): Chain {
+  const blocks: StoredBlock[] = []
+  const byHash = new Map<Hex, StoredBlock>()
+  const txs = new Map<Hex, { block: StoredBlock; index: number }>()
+  let safe = 0n
+  let finalized = 0n
+
+  const append = (executed: ExecutedBlock) => {
+    const stored = store(executed)
+    if (stored.number !== BigInt(blocks.length))
+      throw new Error(`block ${stored.number} does not follow head ${blocks.length - 1}`)
+    blocks.push(stored)
+    byHash.set(stored.hash, stored)
+    stored.txs.forEach((tx: ExecutedTx, index) => txs.set(tx.hash, { block: stored, index }))
+    return stored
+  }
+  append('block' in genesis ? genesis : { block: genesis, txs: [] })
+
+  const at = (number: bigint) => (number >= 0n && number < BigInt(blocks.length) ? blocks[Number(number)] : undefined)
+  const clamp = (n: bigint) => (n < BigInt(blocks.length) ? n : BigInt(blocks.length - 1))
+
+  return {
+    head: () => blocks[blocks.length - 1]!,
+    genesis: () => blocks[0]!,
+    height: () => BigInt(blocks.length - 1),
+    blockByNumber: at,
+    blockByHash: (hash) => byHash.get(hash.toLowerCase() as Hex),
+    txLocation: (hash) => txs.get(hash.toLowerCase() as Hex),
+    // Devnet has no consensus layer: safe and finalized follow the head unless a forkchoice pins them.
+    safe: () => at(clamp(safe === 0n ? BigInt(blocks.length - 1) : safe))!,
+    finalized: () => at(clamp(finalized === 0n ? BigInt(blocks.length - 1) : finalized))!,
+    append,
+    truncate(number) {
+      const removed = blocks.splice(Number(number) + 1)
+      for (const block of removed) {
+        byHash.delete(block.hash)
+        for (const tx of block.txs) txs.delete(tx.hash)
+      }
+      return removed
+    },
+    setForkchoice(s, f) {
+      safe = s
+      finalized = f
+    },
+  }
+}

@@ -1,0 +1,276 @@
+import type { Block } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import { type TypedTransaction, createTxFromRLP } from '@ethereumjs/tx'
+import { createAddressFromString } from '@ethereumjs/util'
+import { type Address, type Hex, bytesToHex, getAddress } from 'viem'
+import type { DevnetConfig } from '../config/schema.js'
+import { createDevCommon } from '../evm/common.js'
+import { createDevGenesis } from '../evm/genesis.js'
+import { maxTxGas } from './call.js'
+import { systemContracts } from '../evm/systemContracts.js'
+import { buildTokenGenesis } from '../evm/token.js'
+import type { ExecutedBlock } from '../evm/types.js'
+import { createStateManager } from '../evm/vm.js'
+import { type DevAccount, deriveAccounts } from './accounts.js'
+import { type Chain, type StoredBlock, createChain } from './chain.js'
+import { type Clock, createVirtualClock, createWallClock } from './clock.js'
+import {
+  FeeCapTooLowError,
+  InsufficientFundsError,
+  IntrinsicGasTooLowError,
+  NonceTooLowError,
+  TxRejectedError,
+} from './errors.js'
+import { createEvents } from './events.js'
+import { createPool } from './pool.js'
+import { createPreconf } from './preconf.js'
+import { createQueue } from './queue.js'
+import { createSealer } from './sealer.js'
+import { createViews } from './views.js'
+
+/** A chain imported from geth-format files, ready to continue from its head. */
+export type ImportedChain = {
+  common: Common
+  state: MerkleStateManager
+  genesisBlock: Block
+  blocks: ExecutedBlock[]
+  safe?: bigint | undefined
+  finalized?: bigint | undefined
+}
+
+
+const tokenGenesisMemo = new Map<string, ReturnType<typeof buildTokenGenesis>>()
+
+/** Builds (once per distinct config in this process) the token's code and storage for genesis. */
+function tokenGenesis(common: Common, config: DevnetConfig, accounts: DevAccount[]) {
+  const admin = config.token.admin ?? accounts[0]!.address
+  const key = JSON.stringify([config.chainId, config.hardfork, config.token, accounts.map((a) => a.address)], (_, v) =>
+    typeof v === 'bigint' ? v.toString() : v,
+  )
+  let found = tokenGenesisMemo.get(key)
+  if (!found) {
+    found = buildTokenGenesis(common, {
+      address: getAddress(config.token.address),
+      name: config.token.name,
+      symbol: config.token.symbol,
+      owner: admin,
+      masterMinter: admin,
+      pauser: admin,
+      blacklister: admin,
+      holders: accounts.map((a) => ({ address: a.address, units: config.token.balance })),
+    })
+    tokenGenesisMemo.set(key, found)
+    found.catch(() => tokenGenesisMemo.delete(key))
+  }
+  return found
+}
+
+/**
+ * Creates one node: chain, pool, pre-confirmed layer, sealer, all behind one
+ * write queue. Nothing here is shared between nodes, so many can run in one
+ * process.
+ */
+export async function createNode(config: DevnetConfig, options: { imported?: ImportedChain | undefined } = {}) {
+  const { imported } = options
+  const common = imported?.common ?? createDevCommon(config.chainId, config.hardfork)
+  const accounts = deriveAccounts(config.mnemonic, config.accounts)
+  let state: MerkleStateManager
+  let chain: Chain
+  if (imported) {
+    state = imported.state
+    chain = createChain(imported.genesisBlock)
+    for (const block of imported.blocks) chain.append(block)
+    if (imported.safe !== undefined || imported.finalized !== undefined)
+      chain.setForkchoice(imported.safe ?? chain.height(), imported.finalized ?? chain.height())
+  } else {
+    state = createStateManager(common)
+    const token = await tokenGenesis(common, config, accounts)
+    const genesis = await createDevGenesis(common, state, {
+      timestamp: config.genesisTimestamp,
+      gasLimit: config.gasLimit,
+      baseFee: config.baseFee,
+      extraData: config.extraData,
+      alloc: [
+        ...accounts.map((a) => ({ address: a.address, balance: config.balance })),
+        ...systemContracts.map((c) => ({ address: c.address, code: c.code, balance: 0n })),
+        { address: token.address, code: token.code, storage: token.storage, nonce: 1n },
+      ],
+    })
+    chain = createChain(genesis)
+  }
+
+  const headTimestamp = chain.head().block.header.timestamp
+  const clock: Clock =
+    config.clock === 'virtual'
+      ? createVirtualClock(headTimestamp > config.genesisTimestamp || imported ? headTimestamp : config.genesisTimestamp)
+      : createWallClock()
+  const queue = createQueue()
+  const events = createEvents()
+  const pool = createPool()
+  const coinbase = '0x0000000000000000000000000000000000000000' as Address
+  const preconf = createPreconf({ common, chain, state, coinbase, extraData: config.extraData })
+  const views = createViews({ common, state, chain, pending: () => preconf.snapshot() })
+
+  /** Time controls (evm_setNextBlockTimestamp, anvil_setBlockTimestampInterval). */
+  const time = { next: undefined as bigint | undefined, interval: undefined as bigint | undefined }
+
+  /** The timestamp of the block to build on `parent`. */
+  const nextTimestamp = (parent: StoredBlock) => {
+    const p = parent.block.header.timestamp
+    if (time.next !== undefined) return time.next
+    if (time.interval !== undefined) return p + time.interval
+    const now = clock.now()
+    return now > p ? now : p + 1n
+  }
+
+  await preconf.start(chain.head(), nextTimestamp(chain.head()), { reuseState: false })
+
+  const dropped: { hash: Hex; reason: string }[] = []
+  const log = (message: string) => {
+    if (!config.quiet) console.error(`devnet: ${message}`)
+  }
+
+  /**
+   * Restarts an empty pending block whose timestamp has fallen behind the
+   * clock (wall clock, nothing sealed for a while), so `pending` calls see the
+   * present. A layer holding pre-confirmed transactions keeps its timestamp:
+   * those were promised under it.
+   */
+  async function refreshIfStale() {
+    if (preconf.executed().length > 0) return
+    const head = chain.head()
+    const timestamp = nextTimestamp(head)
+    if (timestamp !== preconf.env().timestamp) await preconf.start(head, timestamp, { reuseState: false })
+  }
+
+  /** One pre-confirmation tick: runs the ready pool transactions on the pending state. */
+  async function tick() {
+    await refreshIfStale()
+    const senders = pool.senders()
+    const nonces = new Map<Address, bigint>()
+    for (const sender of senders) nonces.set(sender, await preconf.nonceOf(sender))
+    for (const stale of pool.stale((a) => nonces.get(a)!)) {
+      pool.remove(stale.hash)
+      dropped.push({ hash: stale.hash, reason: 'nonce too low' })
+      log(`dropped ${stale.hash}: nonce too low`)
+    }
+    const ready = pool.ready((a) => nonces.get(a)!)
+    if (ready.length === 0) return { snapshot: preconf.snapshot(), added: [] as Hex[] }
+    const { added, rejected } = await preconf.tick(ready)
+    for (const tx of added) pool.remove(tx.hash)
+    for (const r of rejected) {
+      if (r.retry) continue
+      pool.remove(r.pooled.hash)
+      dropped.push({ hash: r.pooled.hash, reason: r.reason })
+      log(`dropped ${r.pooled.hash}: ${r.reason}`)
+    }
+    const snapshot = preconf.snapshot()
+    if (added.length > 0) events.emit('preconf', snapshot)
+    return { snapshot, added: added.map((tx) => tx.hash) }
+  }
+
+  /** Seals the pending block: ready pool transactions get one last tick, then the layer becomes block N+1. */
+  async function seal(): Promise<StoredBlock> {
+    await tick()
+    const executed = await preconf.seal()
+    const stored = chain.append(executed)
+    clock.sealed(stored.block.header.timestamp)
+    time.next = undefined
+    await preconf.start(stored, nextTimestamp(stored), { reuseState: true })
+    events.emit('newHead', stored)
+    return stored
+  }
+
+  /** Validates a signed transaction against the pending state and adds it to the pool. */
+  async function admit(tx: TypedTransaction): Promise<Hex> {
+    let from: Address
+    try {
+      from = tx.getSenderAddress().toString() as Address
+    } catch {
+      throw new TxRejectedError('invalid sender')
+    }
+    const hash = bytesToHex(tx.hash())
+    const env = preconf.env()
+    if (tx.gasLimit > env.gasLimit) throw new TxRejectedError('exceeds block gas limit')
+    if (common.isActivatedEIP(7825) && tx.gasLimit > maxTxGas)
+      throw new TxRejectedError(`transaction gas limit too high (cap: ${maxTxGas}, tx: ${tx.gasLimit})`)
+    const intrinsic = tx.getIntrinsicGas()
+    const minimum = 'getMinimumGasLimit' in tx ? (tx as { getMinimumGasLimit(): bigint }).getMinimumGasLimit() : intrinsic
+    if (tx.gasLimit < minimum) throw new IntrinsicGasTooLowError(tx.gasLimit, minimum)
+    const feeCap = 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice
+    if (env.baseFeePerGas !== undefined && feeCap < env.baseFeePerGas)
+      throw new FeeCapTooLowError(feeCap, env.baseFeePerGas)
+    const stateNonce = await preconf.nonceOf(from)
+    if (tx.nonce < stateNonce) throw new NonceTooLowError(from, stateNonce, tx.nonce)
+    const balance = await preconf.balanceOf(from)
+    const cost = tx.gasLimit * feeCap + tx.value + ('getBlobGas' in tx ? 0n : 0n)
+    if (balance < cost) throw new InsufficientFundsError(from, balance, cost)
+    pool.add({ tx, hash, from, nonce: tx.nonce })
+    events.emit('pendingTx', hash)
+    return hash
+  }
+
+  const sealer = createSealer({
+    mining: config.mining,
+    tick: () => queue.run(tick),
+    seal: () => queue.run(seal),
+    refresh: config.clock === 'wall' ? () => queue.run(refreshIfStale) : undefined,
+    onError: (error) => log(`sealer: ${(error as Error).stack ?? error}`),
+  })
+
+  const node = {
+    config,
+    common,
+    chainId: common.chainId(),
+    accounts,
+    chain: chain as import('./chain.js').ChainReader,
+    events,
+    clock,
+    queue,
+    time,
+    dropped,
+    views,
+    pool: {
+      get: (hash: Hex) => pool.get(hash),
+      all: () => pool.all(),
+      size: () => pool.size(),
+      nextNonce: (from: Address, start: bigint) => pool.nextNonce(from, start),
+    },
+    pending: () => preconf.snapshot(),
+    sealer,
+    /** Decodes a raw transaction with the chain's rules. */
+    decodeRaw(raw: Uint8Array): TypedTransaction {
+      return createTxFromRLP(raw, { common })
+    },
+    /** Admits a signed transaction; in auto mode it is pre-confirmed and sealed before this returns. */
+    submit(tx: TypedTransaction): Promise<Hex> {
+      return queue.run(async () => {
+        const hash = await admit(tx)
+        if (sealer.mode().type === 'auto') await seal()
+        return hash
+      })
+    },
+    /** Seals a block now (devnet_seal, evm_mine). */
+    seal: () => queue.run(seal),
+    /** Runs a pre-confirmation tick now (devnet_preconfirm). */
+    preconfirm: () => queue.run(tick),
+    /** Runs `fn` as one write, in order with every other change. */
+    write: <T>(fn: () => Promise<T>) => queue.run(fn),
+    /** Restarts the pending block (after a time change) through the queue. */
+    restartPending: () =>
+      queue.run(async () => {
+        if (preconf.executed().length === 0) await preconf.start(chain.head(), nextTimestamp(chain.head()), { reuseState: false })
+      }),
+    async close() {
+      sealer.stop()
+      await queue.idle()
+    },
+    internals: { chain, pool, preconf, state, seal, tick, nextTimestamp },
+  }
+  sealer.start()
+  return node
+}
+
+export type Node = Awaited<ReturnType<typeof createNode>>
+export { createAddressFromString }

@@ -1,0 +1,235 @@
+import type { Block } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { BlockBuilder, type RunTxResult, type VM } from '@ethereumjs/vm'
+import { type Address, type Hex, bytesToHex } from 'viem'
+import type { BlockEnv } from '../evm/execute.js'
+import { toEvmLogs } from '../evm/execute.js'
+import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
+import { createVmAt } from '../evm/vm.js'
+import type { ChainReader, StoredBlock } from './chain.js'
+import type { PooledTx } from './pool.js'
+
+/**
+ * What `pending` answers from: one immutable pre-confirmation (a Base
+ * "flashblock"). Readers hold a reference; a tick publishes a new object and
+ * never changes an old one, so no read sees a half-applied tick.
+ */
+export type PreconfSnapshot = {
+  /** Number of the block being built (head + 1). */
+  number: bigint
+  /** Flashblock index within the block: 0 at the start of the block, +1 per tick that added transactions. */
+  index: number
+  parentHash: Hex
+  env: BlockEnv
+  /** Every pre-confirmed transaction of the block so far, in order. */
+  txs: readonly ExecutedTx[]
+  /** State root after the last pre-confirmed transaction. */
+  root: Uint8Array
+  gasUsed: bigint
+  /** Hashes added by the tick that published this snapshot. */
+  added: readonly Hex[]
+}
+
+/** A transaction the layer could not run, with the reason. */
+export type RejectedTx = { pooled: PooledTx; reason: string; retry: boolean }
+
+export type Preconf = ReturnType<typeof createPreconf>
+
+const effectiveGasPrice = (tx: TypedTransaction, baseFee: bigint) => {
+  if ('maxFeePerGas' in tx) {
+    const tip = tx.maxPriorityFeePerGas < tx.maxFeePerGas - baseFee ? tx.maxPriorityFeePerGas : tx.maxFeePerGas - baseFee
+    return baseFee + tip
+  }
+  return (tx as { gasPrice: bigint }).gasPrice
+}
+
+/** Turns one runTx result inside a block into the transaction's receipt data. */
+export function toExecutedTx(
+  tx: TypedTransaction,
+  hash: Hex,
+  from: Address,
+  result: RunTxResult,
+  previousCumulative: bigint,
+  baseFee: bigint,
+): ExecutedTx {
+  const receipt = result.receipt as RunTxResult['receipt'] & {
+    status?: 0 | 1
+    blobGasUsed?: bigint
+    blobGasPrice?: bigint
+  }
+  const cumulative = receipt.cumulativeBlockGasUsed
+  return {
+    tx,
+    hash,
+    from,
+    status: receipt.status ?? 1,
+    gasUsed: cumulative - previousCumulative,
+    cumulativeGasUsed: cumulative,
+    effectiveGasPrice: effectiveGasPrice(tx, baseFee),
+    contractAddress: result.createdAddress ? (result.createdAddress.toString() as Address) : null,
+    logs: toEvmLogs(receipt.logs),
+    blobGasUsed: receipt.blobGasUsed,
+    blobGasPrice: receipt.blobGasPrice,
+    logsBloom: receipt.bitvector,
+  }
+}
+
+/**
+ * The pre-confirmed layer: one working VM on top of the head that runs pool
+ * transactions tick by tick and publishes a snapshot after each tick.
+ *
+ * Design (ARCHITECTURE §3, option a): ethereumjs's BlockBuilder keeps one
+ * journal checkpoint open for the whole block, and a state root cannot be
+ * read while a checkpoint is open. We mark the builder as already
+ * checkpointed so it never opens one: each transaction commits on its own,
+ * every tick ends at a committed root that readers open copies of, and at
+ * seal the same builder assembles the block (tries, bloom, requests, roots)
+ * from the receipts it already has. The sealed block therefore contains
+ * exactly the pre-confirmed transactions with identical receipts (I3), at
+ * the cost of no re-execution.
+ *
+ * The layer gets a ChainReader, never the chain (I5).
+ */
+export function createPreconf(args: {
+  common: Common
+  chain: ChainReader
+  state: MerkleStateManager
+  coinbase: Address
+  extraData: Hex
+}) {
+  const { common, chain } = args
+  let vm: VM | undefined
+  let builder: BlockBuilder
+  let parent: StoredBlock
+  let env: BlockEnv
+  let executed: ExecutedTx[] = []
+  let snapshot: PreconfSnapshot
+  let gasUsed = 0n
+
+  const asBuilder = (b: BlockBuilder) => b as unknown as { checkpointed: boolean }
+
+  /** Starts an empty block on `head` with the given timestamp, reusing the working VM when it already sits on the head's state. */
+  async function start(head: StoredBlock, timestamp: bigint, options: { reuseState: boolean }) {
+    parent = head
+    const parentBlock = head.block
+    if (!vm) vm = await createVmAt(common, args.state, parentBlock.header.stateRoot, chain)
+    else if (!options.reuseState) await vm.stateManager.setStateRoot(parentBlock.header.stateRoot, true)
+    const headerData: Record<string, unknown> = {
+      number: parentBlock.header.number + 1n,
+      timestamp,
+      coinbase: hexToBytes(args.coinbase),
+      gasLimit: parentBlock.header.gasLimit,
+      extraData: hexToBytes(args.extraData),
+      difficulty: 0n,
+      nonce: new Uint8Array(8),
+    }
+    if (common.isActivatedEIP(4788)) headerData.parentBeaconBlockRoot = new Uint8Array(32)
+    builder = new BlockBuilder(vm, {
+      parentBlock,
+      headerData,
+      blockOpts: { putBlockIntoBlockchain: false, setHardfork: false, skipConsensusFormatValidation: true } as never,
+      ...(common.isActivatedEIP(4895) ? { withdrawals: [] } : {}),
+    })
+    asBuilder(builder).checkpointed = true
+    await builder.initState()
+    const hd = (builder as unknown as { headerData: Record<string, unknown> }).headerData
+    env = {
+      number: hd.number as bigint,
+      timestamp,
+      gasLimit: BigInt(hd.gasLimit as bigint),
+      baseFeePerGas: hd.baseFeePerGas as bigint | undefined,
+      coinbase: args.coinbase,
+      prevRandao: `0x${'00'.repeat(32)}`,
+      excessBlobGas: hd.excessBlobGas as bigint | undefined,
+      parentHash: head.hash,
+      parentBeaconBlockRoot: common.isActivatedEIP(4788) ? `0x${'00'.repeat(32)}` : undefined,
+    }
+    executed = []
+    gasUsed = 0n
+    snapshot = Object.freeze({
+      number: env.number,
+      index: 0,
+      parentHash: head.hash,
+      env,
+      txs: Object.freeze([]),
+      root: await vm.stateManager.getStateRoot(),
+      gasUsed: 0n,
+      added: Object.freeze([]),
+    })
+  }
+
+  /**
+   * Runs `pending` transactions in order on the working state. Those the VM
+   * refuses are returned with the reason; `retry` marks the ones that only
+   * did not fit this block.
+   */
+  async function tick(pending: PooledTx[]): Promise<{ added: ExecutedTx[]; rejected: RejectedTx[] }> {
+    const added: ExecutedTx[] = []
+    const rejected: RejectedTx[] = []
+    // A sender whose transaction cannot run blocks its later nonces until the gap is filled.
+    const blocked = new Set<Address>()
+    for (const pooled of pending) {
+      if (blocked.has(pooled.from)) {
+        rejected.push({ pooled, reason: 'earlier nonce not executable', retry: true })
+        continue
+      }
+      try {
+        const result = await builder.addTransaction(pooled.tx, { skipHardForkValidation: true })
+        const entry = toExecutedTx(pooled.tx, pooled.hash, pooled.from, result, gasUsed, env.baseFeePerGas ?? 0n)
+        gasUsed = entry.cumulativeGasUsed
+        executed.push(entry)
+        added.push(entry)
+      } catch (error) {
+        blocked.add(pooled.from)
+        const reason = (error as Error).message.replace(/ -> .*$/s, '').replace(/\s*\(.*block.*\)$/s, '')
+        rejected.push({ pooled, reason, retry: /higher gas limit than the remaining gas in the block|blob gas limit/.test(reason) })
+      }
+    }
+    if (added.length > 0) {
+      snapshot = Object.freeze({
+        number: env.number,
+        index: snapshot.index + 1,
+        parentHash: parent.hash,
+        env,
+        txs: Object.freeze([...executed]),
+        root: await vm!.stateManager.getStateRoot(),
+        gasUsed,
+        added: Object.freeze(added.map((tx) => tx.hash)),
+      })
+    }
+    return { added, rejected }
+  }
+
+  /** Assembles the block from what the layer executed. The layer must be restarted on the new head afterwards. */
+  async function seal(): Promise<ExecutedBlock> {
+    asBuilder(builder).checkpointed = false
+    const { block } = await builder.build()
+    return { block: block as Block, txs: [...executed] }
+  }
+
+  return {
+    start,
+    tick,
+    seal,
+    snapshot: () => snapshot,
+    parent: () => parent,
+    env: () => env,
+    executed: () => executed,
+    /** Sender nonce in the working state (pre-confirmed transactions included). */
+    async nonceOf(address: Address) {
+      const account = await vm!.stateManager.getAccount(createAddressFromString(address))
+      return account?.nonce ?? 0n
+    },
+    async balanceOf(address: Address) {
+      const account = await vm!.stateManager.getAccount(createAddressFromString(address))
+      return account?.balance ?? 0n
+    },
+    async codeOf(address: Address) {
+      return bytesToHex(await vm!.stateManager.getCode(createAddressFromString(address)))
+    },
+    vm: () => vm!,
+  }
+}

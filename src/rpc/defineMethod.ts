@@ -1,0 +1,33 @@
+import type { Node } from '../node/node.js'
+import { decodeParams } from './codecs.js'
+
+/** What a method handler gets besides its decoded params. */
+export type MethodContext = { node: Node; debug: boolean }
+
+export type MethodDef = {
+  method: string
+  call(context: MethodContext, params: unknown): Promise<unknown> | unknown
+}
+
+/**
+ * Declares one JSON-RPC method as data: its name, a decoder per positional
+ * parameter, how many are required, and a handler over native values.
+ */
+export function defineMethod<const T extends unknown[]>(def: {
+  method: string
+  params: { [K in keyof T]: (value: unknown) => T[K] }
+  required?: number
+  handler: (context: MethodContext, params: T) => Promise<unknown> | unknown
+}): MethodDef {
+  const required = def.required ?? def.params.length
+  return {
+    method: def.method,
+    call: (context, params) => def.handler(context, decodeParams<T>(params, def.params, required)),
+  }
+}
+
+/** The same handler under several names (anvil_*, hardhat_*, evm_* aliases). */
+export const alias = (def: MethodDef, ...names: string[]): MethodDef[] => [
+  def,
+  ...names.map((method) => ({ ...def, method })),
+]

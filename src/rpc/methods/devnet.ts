@@ -1,0 +1,149 @@
+import { bytesToHex } from 'viem'
+import type { PooledTx } from '../../node/pool.js'
+import { uint64 } from '../codecs.js'
+import { type MethodDef, alias, defineMethod } from '../defineMethod.js'
+import { formatTx, q } from '../format.js'
+
+/**
+ * Mining control and status: devnet_seal, devnet_preconfirm, devnet_status,
+ * evm_mine (with an optional timestamp, as Hardhat and Anvil take it).
+ */
+export const devnetMethods: MethodDef[] = [
+  defineMethod({
+    method: 'devnet_seal',
+    params: [],
+    handler: async ({ node }) => {
+      const block = await node.seal()
+      return { number: q(block.number), hash: block.hash }
+    },
+  }),
+  ...alias(
+    defineMethod({
+      method: 'evm_mine',
+      params: [uint64],
+      required: 0,
+      handler: async ({ node }, [timestamp]) => {
+        if (timestamp !== undefined) {
+          node.time.next = timestamp
+          await node.restartPending()
+        }
+        await node.seal()
+        return '0x0'
+      },
+    }),
+  ),
+  defineMethod({
+    method: 'devnet_preconfirm',
+    params: [],
+    handler: async ({ node }) => {
+      const { snapshot, added } = await node.preconfirm()
+      return { number: q(snapshot.number), index: snapshot.index, transactions: added }
+    },
+  }),
+  defineMethod({
+    method: 'devnet_status',
+    params: [],
+    handler: ({ node }) => {
+      const head = node.chain.head()
+      const pending = node.pending()
+      const mode = node.sealer.mode()
+      return {
+        head: { number: q(head.number), hash: head.hash, timestamp: q(head.block.header.timestamp) },
+        pending: {
+          number: q(pending.number),
+          index: pending.index,
+          parentHash: pending.parentHash,
+          timestamp: q(pending.env.timestamp),
+          transactionCount: pending.txs.length,
+          stateRoot: bytesToHex(pending.root),
+        },
+        pool: node.pool.size(),
+        mining: mode,
+        clock: { kind: node.clock.kind, now: q(node.clock.now()) },
+      }
+    },
+  }),
+]
+
+/** geth's txpool namespace: txpool_status, txpool_content, txpool_contentFrom, txpool_inspect. */
+export const txpoolMethods: MethodDef[] = [
+  defineMethod({
+    method: 'txpool_status',
+    params: [],
+    handler: ({ node }) => {
+      const { pending, queued } = split(node)
+      return { pending: q(pending.length), queued: q(queued.length) }
+    },
+  }),
+  defineMethod({
+    method: 'txpool_content',
+    params: [],
+    handler: ({ node }) => {
+      const { pending, queued } = split(node)
+      return { pending: group(pending), queued: group(queued) }
+    },
+  }),
+  defineMethod({
+    method: 'txpool_contentFrom',
+    params: [(v: unknown) => String(v).toLowerCase()],
+    handler: ({ node }, [from]) => {
+      const { pending, queued } = split(node)
+      const pick = (list: typeof pending) => group(list.filter((p) => p.from.toLowerCase() === from))
+      return { pending: pick(pending)[from] ?? {}, queued: pick(queued)[from] ?? {} }
+    },
+  }),
+  defineMethod({
+    method: 'txpool_inspect',
+    params: [],
+    handler: ({ node }) => {
+      const { pending, queued } = split(node)
+      const summary = (list: typeof pending) => {
+        const out: Record<string, Record<string, string>> = {}
+        for (const p of list) {
+          const tx = p.tx
+          const price = 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice
+          ;(out[p.from] ??= {})[p.nonce.toString()] =
+            `${tx.to ? tx.to.toString() : 'contract creation'}: ${tx.value} wei + ${tx.gasLimit} gas × ${price} wei`
+        }
+        return out
+      }
+      return { pending: summary(pending), queued: summary(queued) }
+    },
+  }),
+]
+
+type Entry = PooledTx
+
+/** Pending: executable from the pending state's nonce on; queued: behind a nonce gap. */
+function split(node: import('../../node/node.js').Node) {
+  const all = node.pool.all()
+  const pending: Entry[] = []
+  const queued: Entry[] = []
+  const next = new Map<string, bigint>()
+  const pendingNonces = new Map<string, bigint>()
+  for (const tx of node.pending().txs) pendingNonces.set(tx.from, (tx.tx.nonce ?? 0n) + 1n)
+  for (const p of [...all].sort((a, b) => (a.nonce < b.nonce ? -1 : 1))) {
+    const expected = next.get(p.from) ?? pendingNonces.get(p.from) ?? lowest(all, p.from)
+    if (p.nonce === expected) {
+      pending.push(p)
+      next.set(p.from, expected + 1n)
+    } else queued.push(p)
+  }
+  return { pending, queued }
+}
+
+const lowest = (all: Entry[], from: string) =>
+  all.filter((p) => p.from === from).reduce((m, p) => (p.nonce < m ? p.nonce : m), 1n << 64n)
+
+function group(list: Entry[]) {
+  const out: Record<string, Record<string, unknown>> = {}
+  for (const p of list)
+    (out[p.from.toLowerCase()] ??= {})[p.nonce.toString()] = formatTx(p.tx, p.from, {
+      blockHash: null,
+      blockNumber: null,
+      blockTimestamp: null,
+      index: null,
+      baseFee: undefined,
+    })
+  return out
+}

@@ -1,0 +1,119 @@
+import { createTx, type TypedTransaction } from '@ethereumjs/tx'
+import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import type { Hex } from 'viem'
+import { TimeoutError, TxRejectedError } from '../../node/errors.js'
+import type { Node } from '../../node/node.js'
+import { estimateGas } from '../../node/call.js'
+import { callRequest, data, uint64 } from '../codecs.js'
+import { type MethodDef, defineMethod } from '../defineMethod.js'
+import { InvalidParamsError } from '../errors.js'
+import { receiptOfBlock, receiptOfPreconf } from '../format.js'
+import { locateTx } from './blocks.js'
+import { suggestedTip } from './chain.js'
+
+function decodeRaw(node: Node, raw: Hex): TypedTransaction {
+  try {
+    return node.decodeRaw(hexToBytes(raw))
+  } catch (error) {
+    const message = (error as Error).message
+    if (/chain ?id/i.test(message)) throw new TxRejectedError('invalid chain id for signer')
+    throw new InvalidParamsError(`invalid argument 0: ${message.split('\n')[0]!.replace(/ \(tx type=.*$/, '')}`)
+  }
+}
+
+/** The receipt of `hash` once it is pre-confirmed or sealed, or undefined. */
+export function receiptOf(node: Node, txHash: Hex) {
+  const at = locateTx(node, txHash)
+  if (!at || at.kind === 'pool') return undefined
+  return at.kind === 'sealed' ? receiptOfBlock(at.block, at.index) : receiptOfPreconf(at.snapshot, at.index)
+}
+
+/** Waits until `hash` has a receipt (pre-confirmed or sealed), or `timeoutMs` passes. */
+export function waitForReceipt(node: Node, txHash: Hex, timeoutMs: number) {
+  return new Promise<Record<string, unknown>>((resolve, reject) => {
+    const done = () => {
+      const receipt = receiptOf(node, txHash)
+      if (!receipt) return false
+      cleanup()
+      resolve(receipt)
+      return true
+    }
+    const offPreconf = node.events.on('preconf', () => void done())
+    const offHead = node.events.on('newHead', () => void done())
+    const timer = setTimeout(() => {
+      cleanup()
+      reject(new TimeoutError(`The transaction was added to the mempool but wasn't processed within ${timeoutMs}ms.`, txHash))
+    }, timeoutMs)
+    const cleanup = () => {
+      offPreconf()
+      offHead()
+      clearTimeout(timer)
+    }
+    done()
+  })
+}
+
+/** Fills a dev account's transaction the way a wallet would, then signs it. */
+async function fillAndSign(node: Node, request: ReturnType<typeof callRequest>): Promise<TypedTransaction> {
+  const from = request.from
+  if (!from) throw new InvalidParamsError('invalid argument 0: from is required')
+  const account = node.accounts.find((a) => a.address.toLowerCase() === from)
+  if (!account) throw new TxRejectedError(`unknown account ${from}`)
+  const pending = node.views.resolve({ tag: 'pending' })
+  const stateNonce = (await node.views.reader(pending).getAccount(createAddressFromString(from)))?.nonce ?? 0n
+  const nonce = request.nonce ?? node.pool.nextNonce(from, stateNonce)
+  const baseFee = pending.env.baseFeePerGas ?? 0n
+  const gas =
+    request.gas ??
+    (await node.views.withVm(pending, (vm) =>
+      estimateGas(node.common, vm, pending, request, { gasCap: node.config.rpcGasCap }),
+    ))
+  const legacy = request.gasPrice !== undefined
+  const tip = request.maxPriorityFeePerGas ?? suggestedTip
+  const fields = {
+    nonce,
+    gasLimit: gas,
+    to: request.to ?? undefined,
+    value: request.value ?? 0n,
+    data: request.data ?? '0x',
+    chainId: node.chainId,
+    accessList: request.accessList,
+    ...(legacy
+      ? { type: request.accessList ? 1 : 0, gasPrice: request.gasPrice }
+      : { type: request.type ?? 2, maxPriorityFeePerGas: tip, maxFeePerGas: request.maxFeePerGas ?? baseFee * 2n + tip }),
+    ...(request.authorizationList ? { type: 4, authorizationList: request.authorizationList } : {}),
+  }
+  const tx = createTx(fields as never, { common: node.common })
+  return tx.sign(hexToBytes(account.privateKey))
+}
+
+/**
+ * Sending: eth_sendRawTransaction, eth_sendTransaction (dev accounts), and
+ * eth_sendRawTransactionSync (EIP-7966), which answers with the receipt as
+ * soon as the transaction is pre-confirmed, like Base.
+ */
+export const sendMethods: MethodDef[] = [
+  defineMethod({
+    method: 'eth_sendRawTransaction',
+    params: [data],
+    handler: ({ node }, [raw]) => node.submit(decodeRaw(node, raw)),
+  }),
+  defineMethod({
+    method: 'eth_sendTransaction',
+    params: [callRequest],
+    handler: async ({ node }, [request]) => node.submit(await fillAndSign(node, request)),
+  }),
+  defineMethod({
+    method: 'eth_sendRawTransactionSync',
+    params: [data, uint64],
+    required: 1,
+    handler: async ({ node }, [raw, timeout]) => {
+      const max = 6000n
+      if (timeout !== undefined && timeout > max)
+        throw new InvalidParamsError(`time out too long, timeout: ${timeout} ms, max: ${max} ms`)
+      const txHash = await node.submit(decodeRaw(node, raw))
+      return waitForReceipt(node, txHash, Number(timeout ?? max))
+    },
+  }),
+]
+
