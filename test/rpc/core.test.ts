@@ -74,7 +74,7 @@ describe('pending vs latest', () => {
 
 describe('errors', () => {
   test('error: -32700 on bad JSON, -32600 on an empty batch and a bad envelope, -32601 unknown method', async () => {
-    const post = (body: string) => fetch(t.devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.json())
+    const post = (body: string) => fetch(t.devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.json() as Promise<any>)
     expect(await post('{nope')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } })
     expect(await post('[]')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'empty batch' } })
     expect((await post('{"id":1,"method":"eth_chainId"}')).error.code).toBe(-32600)
