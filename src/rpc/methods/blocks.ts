@@ -39,6 +39,13 @@ export function locateTx(node: Node, txHash: Hex) {
   return undefined
 }
 
+/** The receipt of `txHash` once it is pre-confirmed or sealed, or undefined. */
+export function receiptOf(node: Node, txHash: Hex) {
+  const at = locateTx(node, txHash)
+  if (!at || at.kind === 'pool') return undefined
+  return at.kind === 'sealed' ? receiptOfBlock(at.block, at.index) : receiptOfPreconf(at.snapshot, at.index)
+}
+
 function txAt(node: Node, found: ReturnType<typeof find>, index: bigint) {
   if (!found) return null
   if (found.block) {
@@ -165,10 +172,6 @@ export const blockMethods: MethodDef[] = [
   defineMethod({
     method: 'eth_getTransactionReceipt',
     params: [hash],
-    handler: ({ node }, [txHash]) => {
-      const at = locateTx(node, txHash)
-      if (!at || at.kind === 'pool') return null
-      return at.kind === 'sealed' ? receiptOfBlock(at.block, at.index) : receiptOfPreconf(at.snapshot, at.index)
-    },
+    handler: ({ node }, [txHash]) => receiptOf(node, txHash) ?? null,
   }),
 ]

@@ -5,7 +5,7 @@ import type { PreconfSnapshot } from '../../node/preconf.js'
 import { ArgError, address, blockId, hash } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidInputError, InvalidParamsError } from '../errors.js'
-import { formatLog, zeroHash } from '../format.js'
+import { formatLog, q, zeroHash } from '../format.js'
 
 /** A decoded log filter. `topics[i]` null matches anything; a list matches any of its entries. */
 export type LogFilter = {
@@ -123,7 +123,6 @@ export function getLogs(node: Node, filter: LogFilter) {
   return out
 }
 
-const q = (n: bigint) => `0x${n.toString(16)}`
 
 export const logMethods: MethodDef[] = [
   defineMethod({

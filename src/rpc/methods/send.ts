@@ -7,8 +7,7 @@ import { estimateGas } from '../../node/call.js'
 import { callRequest, data, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError } from '../errors.js'
-import { receiptOfBlock, receiptOfPreconf } from '../format.js'
-import { locateTx } from './blocks.js'
+import { receiptOf } from './blocks.js'
 import { suggestedTip } from './chain.js'
 
 function decodeRaw(node: Node, raw: Hex): TypedTransaction {
@@ -19,13 +18,6 @@ function decodeRaw(node: Node, raw: Hex): TypedTransaction {
     if (/chain ?id/i.test(message)) throw new TxRejectedError('invalid chain id for signer')
     throw new InvalidParamsError(`invalid argument 0: ${message.split('\n')[0]!.replace(/ \(tx type=.*$/, '')}`)
   }
-}
-
-/** The receipt of `hash` once it is pre-confirmed or sealed, or undefined. */
-export function receiptOf(node: Node, txHash: Hex) {
-  const at = locateTx(node, txHash)
-  if (!at || at.kind === 'pool') return undefined
-  return at.kind === 'sealed' ? receiptOfBlock(at.block, at.index) : receiptOfPreconf(at.snapshot, at.index)
 }
 
 /** Waits until `hash` has a receipt (pre-confirmed or sealed), or `timeoutMs` passes. */
