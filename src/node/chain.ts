@@ -8,6 +8,12 @@ export type StoredBlock = ExecutedBlock & {
   hash: Hex
   /** Index of the block's first log among all logs of the chain's blocks, per transaction: logIndex = offset + i. */
   logOffsets: number[]
+  /**
+   * The root reads at this block use: the header's, or for the head the root
+   * after cheats (anvil_setBalance and friends change `latest` without a new
+   * block, as Anvil does; the header keeps what was sealed).
+   */
+  stateRoot: Uint8Array
 }
 
 /** Read-only access to the sealed chain: what the pre-confirmed layer and readers get (invariant I5). */
@@ -25,6 +31,8 @@ export type ChainReader = {
 
 export type Chain = ChainReader & {
   append(block: ExecutedBlock): StoredBlock
+  /** Replaces the head's state root (after a cheat) and returns the new head; the old object is left unchanged for readers that hold it. */
+  replaceHeadState(root: Uint8Array): StoredBlock
   /** Removes every block above `number` and returns them, newest last. */
   truncate(number: bigint): StoredBlock[]
   setForkchoice(safe: bigint, finalized: bigint): void
@@ -42,6 +50,7 @@ function store(executed: ExecutedBlock): StoredBlock {
     number: executed.block.header.number,
     hash: bytesToHex(executed.block.hash()),
     logOffsets,
+    stateRoot: executed.block.header.stateRoot,
   }
 }
 
@@ -82,6 +91,13 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
     safe: () => at(clamp(safe === 0n ? BigInt(blocks.length - 1) : safe))!,
     finalized: () => at(clamp(finalized === 0n ? BigInt(blocks.length - 1) : finalized))!,
     append,
+    replaceHeadState(root) {
+      const head = { ...blocks[blocks.length - 1]!, stateRoot: root }
+      blocks[blocks.length - 1] = head
+      byHash.set(head.hash, head)
+      head.txs.forEach((tx, index) => txs.set(tx.hash, { block: head, index }))
+      return head
+    },
     truncate(number) {
       const removed = blocks.splice(Number(number) + 1)
       for (const block of removed) {

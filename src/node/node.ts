@@ -1,5 +1,5 @@
 import type { Block } from '@ethereumjs/block'
-import type { Common } from '@ethereumjs/common'
+import type { Common, StateManagerInterface } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { type TypedTransaction, createTxFromRLP } from '@ethereumjs/tx'
 import { createAddressFromString } from '@ethereumjs/util'
@@ -10,7 +10,7 @@ import { createDevGenesis } from '../evm/genesis.js'
 import { maxTxGas } from './call.js'
 import { systemContracts } from '../evm/systemContracts.js'
 import { buildTokenGenesis } from '../evm/token.js'
-import type { ExecutedBlock } from '../evm/types.js'
+import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { createStateManager } from '../evm/vm.js'
 import { type DevAccount, deriveAccounts } from './accounts.js'
 import { type Chain, type StoredBlock, createChain } from './chain.js'
@@ -182,6 +182,61 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     return stored
   }
 
+  /**
+   * Starts the pending block again on the (possibly new) head and re-runs the
+   * pre-confirmed transactions that `keep` accepts, in their order. The
+   * block keeps its timestamp when it stays on the same parent. Transactions
+   * that no longer run go back to the pool, so nothing accepted is lost; the
+   * next tick retries or drops them with the reason.
+   */
+  async function rebuildPending(keep: (tx: ExecutedTx) => boolean = () => true) {
+    const before = preconf.snapshot()
+    const head = chain.head()
+    const timestamp = before.parentHash === head.hash ? before.env.timestamp : nextTimestamp(head)
+    const kept = preconf.executed().filter(keep)
+    await preconf.start(head, timestamp, { reuseState: false })
+    const { added, rejected } = await preconf.tick(
+      kept.map((e, seq) => ({ tx: e.tx, hash: e.hash, from: e.from, nonce: e.tx.nonce, seq })),
+    )
+    for (const r of rejected) pool.add({ tx: r.pooled.tx, hash: r.pooled.hash, from: r.pooled.from, nonce: r.pooled.nonce })
+    return { before, after: preconf.snapshot(), added, requeued: rejected.map((r) => r.pooled.hash) }
+  }
+
+  /**
+   * Applies a change to the head's state outside any transaction
+   * (anvil_setBalance, the token cheats): `latest` sees it at once, as on
+   * Anvil, and the pre-confirmed transactions run again on top of it.
+   */
+  async function cheat(change: (state: StateManagerInterface) => Promise<void>) {
+    const state = preconf.vm().stateManager
+    await state.setStateRoot(chain.head().stateRoot, true)
+    await state.checkpoint()
+    try {
+      await change(state)
+      await state.commit()
+    } catch (error) {
+      await state.revert()
+      await state.setStateRoot(preconf.snapshot().root, true)
+      throw error
+    }
+    chain.replaceHeadState(await state.getStateRoot())
+    await rebuildPending()
+  }
+
+  /**
+   * Removes every sealed block above `number` (rollback, reorg, snapshot
+   * revert) and restarts the pending block on the new head, empty. Returns
+   * the removed blocks, oldest first, after announcing them.
+   */
+  async function rewind(number: bigint): Promise<StoredBlock[]> {
+    if (number > chain.height()) return []
+    const removed = chain.truncate(number)
+    const head = chain.head()
+    await preconf.start(head, nextTimestamp(head), { reuseState: false })
+    if (removed.length > 0) events.emit('removedBlocks', removed)
+    return removed
+  }
+
   /** Validates a signed transaction against the pending state and adds it to the pool. */
   async function admit(tx: TypedTransaction): Promise<Hex> {
     let from: Address
@@ -266,7 +321,14 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
       sealer.stop()
       await queue.idle()
     },
-    internals: { chain, pool, preconf, state, seal, tick, nextTimestamp },
+    /** Changes the head's state outside any transaction, through the queue (cheats). */
+    cheat: (change: (state: StateManagerInterface) => Promise<void>) => queue.run(() => cheat(change)),
+    /** Rebuilds the pending block keeping the pre-confirmed transactions `keep` accepts, through the queue. */
+    rebuildPending: (keep?: (tx: ExecutedTx) => boolean) => queue.run(() => rebuildPending(keep)),
+    /** Removes the sealed blocks above `number`, through the queue. */
+    rewind: (number: bigint) => queue.run(() => rewind(number)),
+    /** Unqueued versions, for callers already inside `write`. */
+    internals: { chain, pool, preconf, state, seal, tick, nextTimestamp, cheat, rebuildPending, rewind },
   }
   sealer.start()
   return node

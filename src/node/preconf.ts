@@ -115,8 +115,8 @@ export function createPreconf(args: {
   async function start(head: StoredBlock, timestamp: bigint, options: { reuseState: boolean }) {
     parent = head
     const parentBlock = head.block
-    if (!vm) vm = await createVmAt(common, args.state, parentBlock.header.stateRoot, chain)
-    else if (!options.reuseState) await vm.stateManager.setStateRoot(parentBlock.header.stateRoot, true)
+    if (!vm) vm = await createVmAt(common, args.state, head.stateRoot, chain)
+    else if (!options.reuseState) await vm.stateManager.setStateRoot(head.stateRoot, true)
     const headerData: Record<string, unknown> = {
       number: parentBlock.header.number + 1n,
       timestamp,

@@ -81,7 +81,7 @@ export function createViews(args: {
     kind: 'sealed',
     number: block.number,
     env: envOfBlock(block),
-    root: block.block.header.stateRoot,
+    root: block.stateRoot,
     block,
   })
 
