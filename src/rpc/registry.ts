@@ -7,6 +7,7 @@ import { logMethods } from './methods/logs.js'
 import { sendMethods } from './methods/send.js'
 import { signMethods } from './methods/sign.js'
 import { stateMethods } from './methods/state.js'
+import { tokenMethods } from './methods/token.js'
 
 /** Every method devnet serves, in one table. */
 export const allMethods: MethodDef[] = [
@@ -19,4 +20,5 @@ export const allMethods: MethodDef[] = [
   ...logMethods,
   ...devnetMethods,
   ...txpoolMethods,
+  ...tokenMethods,
 ]
