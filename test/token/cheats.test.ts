@@ -19,10 +19,10 @@ afterAll(async () => {
   await t.devnet.close()
 })
 
-const read = <const F extends 'balanceOf' | 'isBlacklisted'>(functionName: F, who: Address, blockTag: 'latest' | 'pending' = 'latest') =>
-  t.publicClient.readContract({ address: token, abi: paymentTokenAbi, functionName, args: [who], blockTag }) as Promise<
-    F extends 'balanceOf' ? bigint : boolean
-  >
+const balanceOf = (who: Address, blockTag: 'latest' | 'pending' = 'latest') =>
+  t.publicClient.readContract({ address: token, abi: paymentTokenAbi, functionName: 'balanceOf', args: [who], blockTag })
+const isBlacklisted = (who: Address) =>
+  t.publicClient.readContract({ address: token, abi: paymentTokenAbi, functionName: 'isBlacklisted', args: [who] })
 const totalSupply = (blockTag: 'latest' | 'pending' = 'latest') =>
   t.publicClient.readContract({ address: token, abi: paymentTokenAbi, functionName: 'totalSupply', blockTag })
 const paused = () => t.publicClient.readContract({ address: token, abi: paymentTokenAbi, functionName: 'paused' })
@@ -63,25 +63,25 @@ beforeEach(async () => {
 
 describe('devnet_setTokenBalance', () => {
   test('sets balanceOf at latest and pending at once and moves totalSupply by the difference', async () => {
-    const before = await read('balanceOf', alice.address)
+    const before = await balanceOf(alice.address)
     const supply = await totalSupply()
     await cheat('devnet_setTokenBalance', [alice.address, '0x5f5e100'])
-    expect(await read('balanceOf', alice.address)).toBe(100_000_000n)
-    expect(await read('balanceOf', alice.address, 'pending')).toBe(100_000_000n)
+    expect(await balanceOf(alice.address)).toBe(100_000_000n)
+    expect(await balanceOf(alice.address, 'pending')).toBe(100_000_000n)
     expect(await totalSupply()).toBe(supply - before + 100_000_000n)
     expect(await totalSupply('pending')).toBe(supply - before + 100_000_000n)
     // The sealed block is unchanged; the next one carries the state on.
     await t.rpc('devnet_seal')
-    expect(await read('balanceOf', alice.address)).toBe(100_000_000n)
+    expect(await balanceOf(alice.address)).toBe(100_000_000n)
   })
 
   test('accepts a decimal amount and zero, which clears the slot', async () => {
     const supply = await totalSupply()
-    const before = await read('balanceOf', carol.address)
+    const before = await balanceOf(carol.address)
     await cheat('devnet_setTokenBalance', [carol.address, '2500000'])
-    expect(await read('balanceOf', carol.address)).toBe(2_500_000n)
+    expect(await balanceOf(carol.address)).toBe(2_500_000n)
     await cheat('devnet_setTokenBalance', [carol.address, '0x0'])
-    expect(await read('balanceOf', carol.address)).toBe(0n)
+    expect(await balanceOf(carol.address)).toBe(0n)
     expect(await totalSupply()).toBe(supply - before)
   })
 
@@ -89,17 +89,17 @@ describe('devnet_setTokenBalance', () => {
     await cheat('devnet_setTokenBalance', [alice.address, '0x3e8'])
     const { status } = await sendTransfer(alice, bob.address, 400n)
     expect(status).toBe('0x1')
-    expect(await read('balanceOf', alice.address, 'pending')).toBe(600n)
+    expect(await balanceOf(alice.address, 'pending')).toBe(600n)
     await cheat('devnet_setTokenBalance', [alice.address, '0x7d0'])
-    expect(await read('balanceOf', alice.address)).toBe(2000n)
-    expect(await read('balanceOf', alice.address, 'pending')).toBe(1600n)
+    expect(await balanceOf(alice.address)).toBe(2000n)
+    expect(await balanceOf(alice.address, 'pending')).toBe(1600n)
   })
 
   test('keeps the blacklist flag packed in the same word', async () => {
     await cheat('devnet_setTokenBlacklisted', [carol.address, true])
     await cheat('devnet_setTokenBalance', [carol.address, '0x64'])
-    expect(await read('isBlacklisted', carol.address)).toBe(true)
-    expect(await read('balanceOf', carol.address)).toBe(100n)
+    expect(await isBlacklisted(carol.address)).toBe(true)
+    expect(await balanceOf(carol.address)).toBe(100n)
   })
 })
 
@@ -113,9 +113,9 @@ describe('devnet_setTokenPaused', () => {
 
     await cheat('devnet_setTokenPaused', [false])
     expect(await paused()).toBe(false)
-    const bobBefore = await read('balanceOf', bob.address, 'pending')
+    const bobBefore = await balanceOf(bob.address, 'pending')
     expect((await sendTransfer(alice, bob.address, 1n)).status).toBe('0x1')
-    expect(await read('balanceOf', bob.address, 'pending')).toBe(bobBefore + 1n)
+    expect(await balanceOf(bob.address, 'pending')).toBe(bobBefore + 1n)
   })
 
   test('keeps the pauser packed in the same slot', async () => {
@@ -127,16 +127,16 @@ describe('devnet_setTokenPaused', () => {
 
 describe('devnet_setTokenBlacklisted', () => {
   test('a blacklisted sender or recipient cannot transfer; unblacklisting restores it', async () => {
-    const balance = await read('balanceOf', alice.address)
+    const balance = await balanceOf(alice.address)
     await cheat('devnet_setTokenBlacklisted', [alice.address, true])
-    expect(await read('isBlacklisted', alice.address)).toBe(true)
-    expect(await read('balanceOf', alice.address)).toBe(balance)
+    expect(await isBlacklisted(alice.address)).toBe(true)
+    expect(await balanceOf(alice.address)).toBe(balance)
     expect(await simulateTransfer(alice, bob.address, 1n)).toBe('Blacklistable: account is blacklisted')
     expect(await simulateTransfer(bob, alice.address, 1n)).toBe('Blacklistable: account is blacklisted')
 
     await cheat('devnet_setTokenBlacklisted', [alice.address, false])
-    expect(await read('isBlacklisted', alice.address)).toBe(false)
-    expect(await read('balanceOf', alice.address)).toBe(balance)
+    expect(await isBlacklisted(alice.address)).toBe(false)
+    expect(await balanceOf(alice.address)).toBe(balance)
     expect(await simulateTransfer(alice, bob.address, 1n)).toBe('ok')
   })
 
