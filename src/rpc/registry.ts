@@ -2,8 +2,10 @@ import type { MethodDef } from './defineMethod.js'
 import { blockMethods } from './methods/blocks.js'
 import { callMethods } from './methods/call.js'
 import { chainMethods } from './methods/chain.js'
+import { debugRawMethods } from './methods/debugRaw.js'
 import { devnetMethods, txpoolMethods } from './methods/devnet.js'
 import { logMethods } from './methods/logs.js'
+import { proofMethods } from './methods/proof.js'
 import { sendMethods } from './methods/send.js'
 import { signMethods } from './methods/sign.js'
 import { stateMethods } from './methods/state.js'
@@ -21,4 +23,6 @@ export const allMethods: MethodDef[] = [
   ...devnetMethods,
   ...txpoolMethods,
   ...tokenMethods,
+  ...proofMethods,
+  ...debugRawMethods,
 ]

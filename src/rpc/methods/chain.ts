@@ -31,7 +31,7 @@ export function blobBaseFee(excess: bigint, common: Common): bigint {
 /**
  * Chain identity and fee methods: eth_chainId, net_version, web3_clientVersion,
  * eth_blockNumber, eth_syncing, eth_accounts, eth_gasPrice,
- * eth_maxPriorityFeePerGas, eth_feeHistory, eth_blobBaseFee.
+ * eth_maxPriorityFeePerGas, eth_baseFee, eth_feeHistory, eth_blobBaseFee.
  */
 export const chainMethods: MethodDef[] = [
   defineMethod({ method: 'eth_chainId', params: [], handler: ({ node }) => q(node.chainId) }),
@@ -55,6 +55,12 @@ export const chainMethods: MethodDef[] = [
     params: [],
     // The base fee of the block being built plus the suggested tip.
     handler: ({ node }) => q((node.pending().env.baseFeePerGas ?? 0n) + suggestedTip),
+  }),
+  defineMethod({
+    method: 'eth_baseFee',
+    params: [],
+    // The base fee of the next block: the one being built on the head.
+    handler: ({ node }) => q(node.pending().env.baseFeePerGas ?? 0n),
   }),
   defineMethod({ method: 'eth_maxPriorityFeePerGas', params: [], handler: () => q(suggestedTip) }),
   defineMethod({
