@@ -2,6 +2,7 @@ import type { MethodDef } from './defineMethod.js'
 import { blockMethods } from './methods/blocks.js'
 import { callMethods } from './methods/call.js'
 import { chainMethods } from './methods/chain.js'
+import { configMethods } from './methods/config.js'
 import { debugRawMethods } from './methods/debugRaw.js'
 import { devnetMethods, txpoolMethods } from './methods/devnet.js'
 import { logMethods } from './methods/logs.js'
@@ -25,4 +26,5 @@ export const allMethods: MethodDef[] = [
   ...tokenMethods,
   ...proofMethods,
   ...debugRawMethods,
+  ...configMethods,
 ]
