@@ -4,6 +4,7 @@ import { paramsEVM } from '@ethereumjs/evm'
 import { paramsTx } from '@ethereumjs/tx'
 import { paramsVM } from '@ethereumjs/vm'
 import { customCrypto } from './crypto.js'
+import { createKzg } from './geth/kzg.js'
 
 /** Hardforks in activation order, as @ethereumjs/common names them. */
 const hardforkOrder = [
@@ -39,7 +40,8 @@ export function createDevCommon(chainId: bigint, hardfork: string): Common {
       consensus: { type: 'pos', algorithm: 'casper' },
     },
     Mainnet,
-    { hardfork: hardfork as Hardfork, customCrypto },
+    // KZG lets blob transactions be decoded and their sidecars verified (parsed lazily)
+    { hardfork: hardfork as Hardfork, customCrypto: { ...customCrypto, kzg: createKzg() } },
   )
   return tuneCommon(common)
 }

@@ -240,10 +240,14 @@ export async function executeTx(
     skipBalance?: boolean
     blockGasUsed?: bigint
     reportAccessList?: boolean
+    /** Let a sender with code call (geth's SkipFromEOACheck for eth_call and friends). */
+    skipSenderCodeCheck?: boolean
   },
 ): Promise<CallOutcome> {
   if (!options.commit) await vm.stateManager.checkpoint()
+  let restore: (() => void) | undefined
   try {
+    if (options.skipSenderCodeCheck) restore = await passSenderCodeCheck(vm, tx.getSenderAddress())
     const result = await runTx(vm, {
       tx,
       block,
@@ -256,6 +260,37 @@ export async function executeTx(
     })
     return toCallOutcome(result)
   } finally {
+    restore?.()
     if (!options.commit) await vm.stateManager.revert()
   }
+}
+
+/**
+ * geth applies EIP-3607 (no transactions from an address with code) when it
+ * validates a transaction, but not to eth_call, eth_estimateGas or
+ * eth_createAccessList (`SkipFromEOACheck`): a contract may be the caller of a
+ * simulation. ethereumjs's runTx has no such switch; its check lets a sender
+ * through when its code is an EIP-7702 delegation, and that check is the
+ * first code read of the sender in runTx. So the first `getCode(sender)`
+ * answers a delegation prefix, and every later read (the execution) the real
+ * code. Forks before Prague have no delegation branch: there the check stays.
+ * Returns the function that undoes the patch.
+ */
+async function passSenderCodeCheck(vm: VM, sender: ReturnType<TypedTransaction['getSenderAddress']>) {
+  const state = vm.stateManager
+  const code = await state.getCode(sender)
+  // No code (the usual case) or a real delegation: runTx's check passes by itself, patch nothing.
+  if (code.length === 0 || (code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00)) return () => {}
+  const own = Object.getOwnPropertyDescriptor(state, 'getCode')
+  const original = state.getCode
+  const restore = () => {
+    if (own) Object.defineProperty(state, 'getCode', own)
+    else delete (state as { getCode?: unknown }).getCode
+  }
+  ;(state as { getCode: typeof state.getCode }).getCode = async (address) => {
+    if (!address.equals(sender)) return original.call(state, address)
+    restore()
+    return Uint8Array.of(0xef, 0x01, 0x00)
+  }
+  return restore
 }

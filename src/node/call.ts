@@ -145,7 +145,13 @@ export async function runCall(
     const feeCap = request.maxFeePerGas ?? request.gasPrice ?? 0n
     const cost = gas * feeCap + (request.value ?? 0n)
     if (balance < cost) throw new InsufficientFundsError(from.toString(), balance, cost)
-    return await executeTx(vm, block, tx, { commit: false, skipNonce: true, skipBalance: false, reportAccessList: options.reportAccessList ?? false })
+    return await executeTx(vm, block, tx, {
+      commit: false,
+      skipNonce: true,
+      skipBalance: false,
+      reportAccessList: options.reportAccessList ?? false,
+      skipSenderCodeCheck: true,
+    })
   } finally {
     await state.revert()
   }

@@ -1,12 +1,13 @@
 import type { Block } from '@ethereumjs/block'
 import type { Common, StateManagerInterface } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import { type TypedTransaction, createTxFromRLP } from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
 import { createAddressFromString } from '@ethereumjs/util'
 import { type Address, type Hex, bytesToHex, getAddress } from 'viem'
 import type { DevnetConfig } from '../config/schema.js'
 import { createDevCommon } from '../evm/common.js'
 import { createDevGenesis } from '../evm/genesis.js'
+import { decodeRawTx } from '../evm/rawTx.js'
 import { maxTxGas } from './call.js'
 import { systemContracts } from '../evm/systemContracts.js'
 import { buildTokenGenesis } from '../evm/token.js'
@@ -296,7 +297,7 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     sealer,
     /** Decodes a raw transaction with the chain's rules. */
     decodeRaw(raw: Uint8Array): TypedTransaction {
-      return createTxFromRLP(raw, { common })
+      return decodeRawTx(raw, common)
     },
     /** Admits a signed transaction; in auto mode it is pre-confirmed and sealed before this returns. */
     submit(tx: TypedTransaction): Promise<Hex> {

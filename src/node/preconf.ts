@@ -4,7 +4,7 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { BlockBuilder, type RunTxResult, type VM } from '@ethereumjs/vm'
-import { type Address, type Hex, bytesToHex } from 'viem'
+import { type Address, type Hex, bytesToHex, getContractAddress } from 'viem'
 import type { BlockEnv } from '../evm/execute.js'
 import { toEvmLogs } from '../evm/execute.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
@@ -69,7 +69,9 @@ export function toExecutedTx(
     gasUsed: cumulative - previousCumulative,
     cumulativeGasUsed: cumulative,
     effectiveGasPrice: effectiveGasPrice(tx, baseFee),
-    contractAddress: result.createdAddress ? (result.createdAddress.toString() as Address) : null,
+    // geth reports the would-be address for every creation, failed ones too
+    contractAddress:
+      tx.to === undefined ? (getContractAddress({ from, nonce: tx.nonce }).toLowerCase() as Address) : null,
     logs: toEvmLogs(receipt.logs),
     blobGasUsed: receipt.blobGasUsed,
     blobGasPrice: receipt.blobGasPrice,

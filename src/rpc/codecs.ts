@@ -46,6 +46,20 @@ export const hash = (value: unknown): Hex => {
   return hex
 }
 
+/**
+ * A storage slot as geth's `decodeHash` takes it: any hex of at most 32 bytes,
+ * zero-padded or not (`0x0`, `0x00…00`), so both viem's quantity and the
+ * 32-byte key other clients send work. Returns the 32-byte key.
+ */
+export const storageKey = (value: unknown): Hex => {
+  if (typeof value !== 'string') return fail(`cannot unmarshal ${describe(value)} into Go value of type string`)
+  let digits = value.startsWith('0x') || value.startsWith('0X') ? value.slice(2) : value
+  if (digits.length % 2 === 1) digits = `0${digits}`
+  if (!/^[0-9a-fA-F]*$/.test(digits)) return fail(`invalid hex in storage key: ${JSON.stringify(value)}`)
+  if (digits.length > 64) return fail(`storage key too long (want at most 32 bytes): ${JSON.stringify(value)}`)
+  return `0x${digits.toLowerCase().padStart(64, '0')}` as Hex
+}
+
 export const address = (value: unknown): Address => {
   if (typeof value !== 'string') return fail(`cannot unmarshal ${describe(value)} into Go value of type common.Address`)
   if (!value.startsWith('0x')) return fail('hex string without 0x prefix')

@@ -50,13 +50,26 @@ export function formatTx(tx: TypedTransaction, from: Hex, at: Placement) {
   const chainId = tx.type !== 0 || tx.v === undefined || tx.v > 28n ? tx.common.chainId() : undefined
   if (chainId !== undefined) out.chainId = q(chainId)
   if (tx.type === 3) out.blobVersionedHashes = json.blobVersionedHashes
-  if (tx.type === 4) out.authorizationList = json.authorizationList
+  if (tx.type === 4) out.authorizationList = (json.authorizationList as Record<string, Hex>[]).map(formatAuthorization)
   out.v = q(tx.v ?? 0n)
   out.r = q(tx.r ?? 0n)
   out.s = q(tx.s ?? 0n)
   if (tx.type !== 0) out.yParity = q(tx.v ?? 0n)
   return out
 }
+
+/** An EIP-7702 authorization with canonical quantities (ethereumjs' JSON gives raw byte hex: `0x`, `0x0c…`). */
+const formatAuthorization = (a: Record<string, Hex>) => ({
+  chainId: q(bytesHexToBigInt(a.chainId!)),
+  address: a.address,
+  nonce: q(bytesHexToBigInt(a.nonce!)),
+  yParity: q(bytesHexToBigInt(a.yParity!)),
+  r: q(bytesHexToBigInt(a.r!)),
+  s: q(bytesHexToBigInt(a.s!)),
+})
+
+/** Reads a hex number where ethereumjs' empty `0x` (RLP zero) as 0. */
+const bytesHexToBigInt = (hex: Hex) => (hex === '0x' ? 0n : BigInt(hex))
 
 export function formatLog(
   log: { address: Hex; topics: Hex[]; data: Hex },
@@ -102,7 +115,10 @@ export function formatReceipt(
       }),
     ),
     logsBloom: bytesToHex(executed.logsBloom),
-    status: q(executed.status),
+    // Pre-Byzantium receipts (an imported chain) carry the post-state root instead of a status.
+    ...('root' in executed && executed.root instanceof Uint8Array
+      ? { root: bytesToHex(executed.root) }
+      : { status: q(executed.status) }),
     to: tx.to ? tx.to.toString() : null,
     transactionHash: executed.hash,
     transactionIndex: q(at.index),

@@ -2,11 +2,15 @@ import type { MethodDef } from './defineMethod.js'
 import { blockMethods } from './methods/blocks.js'
 import { callMethods } from './methods/call.js'
 import { chainMethods } from './methods/chain.js'
+import { configMethods } from './methods/config.js'
+import { debugRawMethods } from './methods/debugRaw.js'
 import { devnetMethods, txpoolMethods } from './methods/devnet.js'
 import { logMethods } from './methods/logs.js'
+import { proofMethods } from './methods/proof.js'
 import { sendMethods } from './methods/send.js'
 import { signMethods } from './methods/sign.js'
 import { stateMethods } from './methods/state.js'
+import { tokenMethods } from './methods/token.js'
 
 /** Every method devnet serves, in one table. */
 export const allMethods: MethodDef[] = [
@@ -19,4 +23,8 @@ export const allMethods: MethodDef[] = [
   ...logMethods,
   ...devnetMethods,
   ...txpoolMethods,
+  ...tokenMethods,
+  ...proofMethods,
+  ...debugRawMethods,
+  ...configMethods,
 ]

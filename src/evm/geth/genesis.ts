@@ -118,6 +118,7 @@ export async function loadGethGenesis(json: unknown): Promise<GethChain> {
     else difficulty = 0n
   }
   const alloc = readAlloc(genesis.alloc)
+  const depositContract = optionalFixedBytes(config.depositContractAddress, 20, 'config.depositContractAddress')
 
   // Hand @ethereumjs/common a normalised copy: it reads fields as it finds them
   // (e.g. `nonce.length`) and would mis-parse decimal strings or JSON numbers.
@@ -130,6 +131,8 @@ export async function loadGethGenesis(json: unknown): Promise<GethChain> {
       ...(ttd !== undefined ? { terminalTotalDifficulty: Number(ttd) } : {}),
       ...(config.terminalTotalDifficultyPassed === true ? { terminalTotalDifficultyPassed: true } : {}),
       ...(blobSchedule !== undefined ? { blobSchedule } : {}),
+      // where EIP-6110 deposit requests come from (eth_config reports it); ethereumjs defaults to mainnet's
+      ...(depositContract !== undefined ? { depositContractAddress: depositContract } : {}),
     },
     nonce: padHex(numberToHex(nonce), { size: 8 }),
     timestamp: numberToHex(timestamp),

@@ -1,3 +1,4 @@
+import type { Common } from '@ethereumjs/common'
 import { keccak256 } from 'viem'
 import { blockId, data, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
@@ -9,23 +10,28 @@ const clientVersion = `devnet/v0.1.0/node-${process.version}`
 /** The tip devnet suggests (eth_maxPriorityFeePerGas), as Anvil and Hardhat do: 1 gwei. */
 export const suggestedTip = 1_000_000_000n
 
-/** EIP-4844 fake exponential: the blob base fee for an excess blob gas. */
-export function blobBaseFee(excess: bigint, updateFraction: bigint): bigint {
+/**
+ * The blob base fee for an excess blob gas under `common`'s fork (EIP-4844's
+ * fake exponential; the update fraction changes with Prague and each BPO fork).
+ */
+export function blobBaseFee(excess: bigint, common: Common): bigint {
+  // @ethereumjs/block computes this too but does not export it
+  const fraction = common.param('blobGasPriceUpdateFraction')
   let i = 1n
   let output = 0n
-  let accum = 1n * updateFraction
+  let accum = common.param('minBlobGas') * fraction
   while (accum > 0n) {
     output += accum
-    accum = (accum * excess) / (updateFraction * i)
+    accum = (accum * excess) / (fraction * i)
     i++
   }
-  return output / updateFraction
+  return output / fraction
 }
 
 /**
  * Chain identity and fee methods: eth_chainId, net_version, web3_clientVersion,
  * eth_blockNumber, eth_syncing, eth_accounts, eth_gasPrice,
- * eth_maxPriorityFeePerGas, eth_feeHistory, eth_blobBaseFee.
+ * eth_maxPriorityFeePerGas, eth_baseFee, eth_feeHistory, eth_blobBaseFee.
  */
 export const chainMethods: MethodDef[] = [
   defineMethod({ method: 'eth_chainId', params: [], handler: ({ node }) => q(node.chainId) }),
@@ -50,13 +56,19 @@ export const chainMethods: MethodDef[] = [
     // The base fee of the block being built plus the suggested tip.
     handler: ({ node }) => q((node.pending().env.baseFeePerGas ?? 0n) + suggestedTip),
   }),
+  defineMethod({
+    method: 'eth_baseFee',
+    params: [],
+    // The base fee of the next block: the one being built on the head.
+    handler: ({ node }) => q(node.pending().env.baseFeePerGas ?? 0n),
+  }),
   defineMethod({ method: 'eth_maxPriorityFeePerGas', params: [], handler: () => q(suggestedTip) }),
   defineMethod({
     method: 'eth_blobBaseFee',
     params: [],
     handler: ({ node }) => {
       const env = node.pending().env
-      return q(blobBaseFee(env.excessBlobGas ?? 0n, node.common.param('blobBaseFeeUpdateFraction')))
+      return q(blobBaseFee(env.excessBlobGas ?? 0n, node.common))
     },
   }),
   defineMethod({
@@ -76,7 +88,6 @@ export const chainMethods: MethodDef[] = [
       const last = view.kind === 'pending' ? node.chain.height() : view.number
       const n = count > 1024n ? 1024n : count
       const first = last - n + 1n < 0n ? 0n : last - n + 1n
-      const fraction = node.common.param('blobBaseFeeUpdateFraction')
       const maxBlob = (() => {
         try {
           return node.common.getBlobGasSchedule().maxBlobGasPerBlock
@@ -93,7 +104,7 @@ export const chainMethods: MethodDef[] = [
         const block = node.chain.blockByNumber(number)!
         const h = block.block.header
         baseFees.push(q(h.baseFeePerGas ?? 0n))
-        blobFees.push(q(h.excessBlobGas !== undefined ? blobBaseFee(h.excessBlobGas, fraction) : 0n))
+        blobFees.push(q(h.excessBlobGas !== undefined ? h.getBlobGasPrice() : 0n))
         ratios.push(Number(h.gasUsed) / Number(h.gasLimit))
         blobRatios.push(maxBlob > 0n ? Number(h.blobGasUsed ?? 0n) / Number(maxBlob) : 0)
         if (ps.length > 0) {
@@ -114,9 +125,16 @@ export const chainMethods: MethodDef[] = [
           )
         }
       }
-      const head = node.chain.blockByNumber(last)!.block.header
-      baseFees.push(q(last === node.chain.height() ? (node.pending().env.baseFeePerGas ?? 0n) : head.calcNextBaseFee()))
-      blobFees.push(q(blobBaseFee(head.calcNextExcessBlobGas?.(node.common) ?? 0n, fraction)))
+      // The fees of the block after the range: the sealed one, or the one being built.
+      const next = node.chain.blockByNumber(last + 1n)?.block.header
+      if (next) {
+        baseFees.push(q(next.baseFeePerGas ?? 0n))
+        blobFees.push(q(next.excessBlobGas !== undefined ? next.getBlobGasPrice() : 0n))
+      } else {
+        const env = node.pending().env
+        baseFees.push(q(env.baseFeePerGas ?? 0n))
+        blobFees.push(q(env.excessBlobGas !== undefined ? blobBaseFee(env.excessBlobGas, node.common) : 0n))
+      }
       return {
         oldestBlock: q(first),
         ...(ps.length > 0 ? { reward: rewards } : {}),

@@ -1,6 +1,8 @@
+import { createAddressFromString } from '@ethereumjs/util'
 import { bytesToHex } from 'viem'
+import type { Node } from '../../node/node.js'
 import type { PooledTx } from '../../node/pool.js'
-import { uint64 } from '../codecs.js'
+import { address, uint64 } from '../codecs.js'
 import { type MethodDef, alias, defineMethod } from '../defineMethod.js'
 import { formatTx, q } from '../format.js'
 
@@ -70,24 +72,24 @@ export const txpoolMethods: MethodDef[] = [
   defineMethod({
     method: 'txpool_status',
     params: [],
-    handler: ({ node }) => {
-      const { pending, queued } = split(node)
+    handler: async ({ node }) => {
+      const { pending, queued } = await split(node)
       return { pending: q(pending.length), queued: q(queued.length) }
     },
   }),
   defineMethod({
     method: 'txpool_content',
     params: [],
-    handler: ({ node }) => {
-      const { pending, queued } = split(node)
+    handler: async ({ node }) => {
+      const { pending, queued } = await split(node)
       return { pending: group(pending), queued: group(queued) }
     },
   }),
   defineMethod({
     method: 'txpool_contentFrom',
-    params: [(v: unknown) => String(v).toLowerCase()],
-    handler: ({ node }, [from]) => {
-      const { pending, queued } = split(node)
+    params: [address],
+    handler: async ({ node }, [from]) => {
+      const { pending, queued } = await split(node)
       const pick = (list: typeof pending) => group(list.filter((p) => p.from.toLowerCase() === from))
       return { pending: pick(pending)[from] ?? {}, queued: pick(queued)[from] ?? {} }
     },
@@ -95,8 +97,8 @@ export const txpoolMethods: MethodDef[] = [
   defineMethod({
     method: 'txpool_inspect',
     params: [],
-    handler: ({ node }) => {
-      const { pending, queued } = split(node)
+    handler: async ({ node }) => {
+      const { pending, queued } = await split(node)
       const summary = (list: typeof pending) => {
         const out: Record<string, Record<string, string>> = {}
         for (const p of list) {
@@ -114,16 +116,25 @@ export const txpoolMethods: MethodDef[] = [
 
 type Entry = PooledTx
 
-/** Pending: executable from the pending state's nonce on; queued: behind a nonce gap. */
-function split(node: import('../../node/node.js').Node) {
-  const all = node.pool.all()
+/**
+ * geth's split of the pool: `pending` holds each sender's transactions that
+ * run in order from the sender's nonce in the pending (pre-confirmed) state,
+ * `queued` the ones behind a nonce gap (and any already below that nonce,
+ * which the next tick drops). The nonce is read from the pending snapshot,
+ * the same state eth_getTransactionCount(`pending`) reads, rather than from
+ * the working VM, which a tick may be changing meanwhile.
+ */
+async function split(node: Node) {
+  const reader = node.views.reader(node.views.resolve({ tag: 'pending' }))
   const pending: Entry[] = []
   const queued: Entry[] = []
   const next = new Map<string, bigint>()
-  const pendingNonces = new Map<string, bigint>()
-  for (const tx of node.pending().txs) pendingNonces.set(tx.from, (tx.tx.nonce ?? 0n) + 1n)
-  for (const p of [...all].sort((a, b) => (a.nonce < b.nonce ? -1 : 1))) {
-    const expected = next.get(p.from) ?? pendingNonces.get(p.from) ?? lowest(all, p.from)
+  for (const p of [...node.pool.all()].sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0))) {
+    let expected = next.get(p.from)
+    if (expected === undefined) {
+      expected = (await reader.getAccount(createAddressFromString(p.from)))?.nonce ?? 0n
+      next.set(p.from, expected)
+    }
     if (p.nonce === expected) {
       pending.push(p)
       next.set(p.from, expected + 1n)
@@ -131,9 +142,6 @@ function split(node: import('../../node/node.js').Node) {
   }
   return { pending, queued }
 }
-
-const lowest = (all: Entry[], from: string) =>
-  all.filter((p) => p.from === from).reduce((m, p) => (p.nonce < m ? p.nonce : m), 1n << 64n)
 
 function group(list: Entry[]) {
   const out: Record<string, Record<string, unknown>> = {}

@@ -1,12 +1,32 @@
 import { createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
-import { bytesToHex } from 'viem'
-import { address, blockId, hash, quantity } from '../codecs.js'
+import { type Hex, bytesToHex } from 'viem'
+import { ArgError, address, blockId, storageKey } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
-import { InvalidParamsError } from '../errors.js'
 import { q } from '../format.js'
 
 const latest = { tag: 'latest' } as const
-const slotKey = (slot: bigint) => setLengthLeft(hexToBytes(`0x${slot.toString(16).padStart(64, '0')}`), 32)
+
+/** Most slots one eth_getStorageValues may ask for, as geth. */
+const maxStorageValues = 1024
+
+/**
+ * The request of eth_getStorageValues: `{ address: [slot, …] }`, decoded in
+ * request order. The answer keys on the addresses as the caller spelled them.
+ */
+const storageRequest = (value: unknown) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ArgError('expected an object of address to slots')
+  const entries = Object.entries(value as Record<string, unknown>)
+  // geth refuses an empty map rather than answering {}
+  if (entries.length === 0) throw new ArgError('empty request')
+  let total = 0
+  return entries.map(([key, slots]) => {
+    if (!Array.isArray(slots)) throw new ArgError(`slots of ${key} must be an array`)
+    total += slots.length
+    if (total > maxStorageValues) throw new ArgError(`too many slots (max ${maxStorageValues})`)
+    return { key, addr: address(key), slots: slots.map(storageKey) }
+  })
+}
 
 /**
  * Account state at any block: eth_getBalance, eth_getTransactionCount,
@@ -48,35 +68,25 @@ export const stateMethods: MethodDef[] = [
   }),
   defineMethod({
     method: 'eth_getStorageAt',
-    params: [address, quantity, blockId],
+    params: [address, storageKey, blockId],
     required: 2,
     handler: async ({ node }, [addr, slot, id]) => {
       const view = node.views.resolve(id ?? latest)
-      const value = await node.views.reader(view).getStorage(createAddressFromString(addr), slotKey(slot))
+      const value = await node.views.reader(view).getStorage(createAddressFromString(addr), hexToBytes(slot))
       return bytesToHex(setLengthLeft(value, 32))
     },
   }),
   defineMethod({
     method: 'eth_getStorageValues',
-    params: [(v: unknown) => v, blockId],
-    required: 2,
+    params: [storageRequest, blockId],
+    required: 1,
     handler: async ({ node }, [request, id]) => {
-      if (typeof request !== 'object' || request === null || Array.isArray(request))
-        throw new InvalidParamsError('invalid argument 0: expected an object of address to slots')
-      const view = node.views.resolve(id)
-      const reader = node.views.reader(view)
-      const out: Record<string, string[]> = {}
-      let total = 0
-      for (const [addr, slots] of Object.entries(request as Record<string, unknown>)) {
-        if (!Array.isArray(slots)) throw new InvalidParamsError(`invalid argument 0: slots of ${addr} must be an array`)
-        total += slots.length
-        if (total > 1024) throw new InvalidParamsError('too many slots (max 1024)')
-        const a = createAddressFromString(address(addr))
-        out[addr] = []
-        for (const slot of slots) {
-          const value = await reader.getStorage(a, slotKey(BigInt(hash(slot))))
-          out[addr]!.push(bytesToHex(setLengthLeft(value, 32)))
-        }
+      const reader = node.views.reader(node.views.resolve(id ?? latest))
+      const out: Record<string, Hex[]> = {}
+      for (const { key, addr, slots } of request) {
+        const account = createAddressFromString(addr)
+        out[key] = []
+        for (const slot of slots) out[key]!.push(bytesToHex(setLengthLeft(await reader.getStorage(account, hexToBytes(slot)), 32)))
       }
       return out
     },
