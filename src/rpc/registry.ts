@@ -3,10 +3,13 @@ import { blockMethods } from './methods/blocks.js'
 import { callMethods } from './methods/call.js'
 import { chainMethods } from './methods/chain.js'
 import { devnetMethods, txpoolMethods } from './methods/devnet.js'
+import { filterMethods } from './methods/filters.js'
 import { logMethods } from './methods/logs.js'
+import { reorgMethods } from './methods/reorg.js'
 import { sendMethods } from './methods/send.js'
 import { signMethods } from './methods/sign.js'
 import { stateMethods } from './methods/state.js'
+import { httpSubscriptionMethods } from './subscriptions.js'
 
 /** Every method devnet serves, in one table. */
 export const allMethods: MethodDef[] = [
@@ -17,6 +20,9 @@ export const allMethods: MethodDef[] = [
   ...sendMethods,
   ...signMethods,
   ...logMethods,
+  ...filterMethods,
+  ...reorgMethods,
+  ...httpSubscriptionMethods,
   ...devnetMethods,
   ...txpoolMethods,
 ]
