@@ -35,6 +35,35 @@ export function logMatches(query: LogQuery, log: { address: string; topics: read
   return true
 }
 
+/** logMatches for an indexed log and a decoded query, both lowercase already: no string copies per log. */
+function matchesLowercase(query: LogQuery, log: IndexedLog) {
+  if (query.addresses && !query.addresses.has(log.address)) return false
+  for (let i = 0; i < query.topics.length; i++) {
+    const wanted = query.topics[i]
+    if (!wanted) continue
+    const topic = log.topics[i]
+    if (topic === undefined || !wanted.has(topic)) return false
+  }
+  return true
+}
+
+/** The values present in both ascending lists. */
+function intersect(a: readonly number[], b: readonly number[]) {
+  const out: number[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length && j < b.length) {
+    if (a[i]! < b[j]!) i++
+    else if (a[i]! > b[j]!) j++
+    else {
+      out.push(a[i]!)
+      i++
+      j++
+    }
+  }
+  return out
+}
+
 /** First index in the ascending `list` whose value is >= `value`. */
 function lowerBound(list: readonly number[], value: number) {
   let lo = 0
@@ -151,22 +180,24 @@ export function createLogIndex() {
     query(query: LogQuery, from: bigint, to: bigint, limit?: number): { logs: IndexedLog[]; overflowAt?: bigint } {
       const start = blockStart[Number(from)] ?? logs.length
       const end = blockStart[Number(to) + 1] ?? logs.length
-      // Pick the key with the fewest positions in range; the rest is checked per log.
-      let best: { map: Map<string, number[]>; keys: ReadonlySet<string>; n: number } | undefined
-      if (query.addresses) best = { map: byAddress, keys: query.addresses, n: count(byAddress, query.addresses, start, end) }
-      query.topics.forEach((keys, j) => {
-        if (!keys || j >= 4) return
-        const n = count(byTopic[j]!, keys, start, end)
-        if (!best || n < best.n) best = { map: byTopic[j]!, keys, n }
+      // The two keys with the fewest positions in range: their posting lists are intersected, the rest is checked per log.
+      const keys: { map: Map<string, number[]>; keys: ReadonlySet<string>; n: number }[] = []
+      if (query.addresses) keys.push({ map: byAddress, keys: query.addresses, n: count(byAddress, query.addresses, start, end) })
+      query.topics.forEach((set, j) => {
+        if (set && j < 4) keys.push({ map: byTopic[j]!, keys: set, n: count(byTopic[j]!, set, start, end) })
       })
+      keys.sort((a, b) => a.n - b.n)
       const out: IndexedLog[] = []
       const take = (log: IndexedLog) => {
-        if (!logMatches(query, log)) return false
+        if (!matchesLowercase(query, log)) return false
         out.push(log)
         return limit !== undefined && out.length > limit
       }
-      if (best) {
-        for (const position of positions(best.map, best.keys, start, end))
+      if (keys.length > 0) {
+        let candidates = positions(keys[0]!.map, keys[0]!.keys, start, end)
+        if (keys.length > 1 && candidates.length > 64)
+          candidates = intersect(candidates, positions(keys[1]!.map, keys[1]!.keys, start, end))
+        for (const position of candidates)
           if (take(logs[position]!)) return { logs: out, overflowAt: logs[position]!.blockNumber }
       } else {
         for (let position = start; position < end; position++)
