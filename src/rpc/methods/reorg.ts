@@ -22,7 +22,14 @@ const depthOf = (value: unknown): number => {
 
 const txData = (node: Node, value: unknown): TxData => {
   if (typeof value === 'string') return { raw: decodeRaw(node, data(value)) }
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { request: callRequest(value) }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    // As Anvil: without `from` the first dev account signs; any other sender must be a dev account.
+    const request = callRequest(value)
+    const from = request.from ?? (node.accounts[0]!.address.toLowerCase() as CallRequest['from'])
+    if (!node.accounts.some((a) => a.address.toLowerCase() === from))
+      throw new InvalidParamsError(`invalid argument 1: no signer for ${from}`)
+    return { request: { ...request, from } }
+  }
   throw new ArgError('transaction: expected raw signed bytes or a transaction request')
 }
 
