@@ -1,6 +1,7 @@
 import type { Block } from '@ethereumjs/block'
 import { type Hex, bytesToHex } from 'viem'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
+import { type LogIndex, createLogIndex } from './logIndex.js'
 
 /** A sealed block as the chain keeps it: the executed block plus what lookups need. */
 export type StoredBlock = ExecutedBlock & {
@@ -27,6 +28,8 @@ export type ChainReader = {
   safe(): StoredBlock
   finalized(): StoredBlock
   height(): bigint
+  /** The sealed logs, indexed by address and topic (fed by append and truncate). */
+  logs: Pick<LogIndex, 'query' | 'ofBlock' | 'countInRange' | 'size'>
 }
 
 export type Chain = ChainReader & {
@@ -65,6 +68,7 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
   const txs = new Map<Hex, { block: StoredBlock; index: number }>()
   let safe = 0n
   let finalized = 0n
+  const logs = createLogIndex()
 
   const append = (executed: ExecutedBlock) => {
     const stored = store(executed)
@@ -73,6 +77,7 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
     blocks.push(stored)
     byHash.set(stored.hash, stored)
     stored.txs.forEach((tx: ExecutedTx, index) => txs.set(tx.hash, { block: stored, index }))
+    logs.append(stored)
     return stored
   }
   append('block' in genesis ? genesis : { block: genesis, txs: [] })
@@ -85,6 +90,7 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
     genesis: () => blocks[0]!,
     height: () => BigInt(blocks.length - 1),
     blockByNumber: at,
+    logs,
     blockByHash: (hash) => byHash.get(hash.toLowerCase() as Hex),
     txLocation: (hash) => txs.get(hash.toLowerCase() as Hex),
     // Devnet has no consensus layer: safe and finalized follow the head unless a forkchoice pins them.
@@ -100,6 +106,7 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
     },
     truncate(number) {
       const removed = blocks.splice(Number(number) + 1)
+      logs.truncate(number)
       for (const block of removed) {
         byHash.delete(block.hash)
         for (const tx of block.txs) txs.delete(tx.hash)

@@ -24,6 +24,7 @@ import {
   TxRejectedError,
 } from './errors.js'
 import { createEvents } from './events.js'
+import { createFilterStore } from './filters.js'
 import { createPool } from './pool.js'
 import { createPreconf } from './preconf.js'
 import { createQueue } from './queue.js'
@@ -267,6 +268,9 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     return hash
   }
 
+  /** Polling filters (eth_newFilter and friends); save()/restore() for snapshots. */
+  const filters = createFilterStore({ events, chain })
+
   const sealer = createSealer({
     mining: config.mining,
     tick: () => queue.run(tick),
@@ -282,6 +286,7 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     accounts,
     chain: chain as import('./chain.js').ChainReader,
     events,
+    filters,
     clock,
     queue,
     time,
@@ -320,6 +325,7 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
       }),
     async close() {
       sealer.stop()
+      filters.close()
       await queue.idle()
     },
     /** Changes the head's state outside any transaction, through the queue (cheats). */

@@ -5,12 +5,15 @@ import { chainMethods } from './methods/chain.js'
 import { configMethods } from './methods/config.js'
 import { debugRawMethods } from './methods/debugRaw.js'
 import { devnetMethods, txpoolMethods } from './methods/devnet.js'
+import { filterMethods } from './methods/filters.js'
 import { logMethods } from './methods/logs.js'
 import { proofMethods } from './methods/proof.js'
 import { sendMethods } from './methods/send.js'
 import { signMethods } from './methods/sign.js'
 import { stateMethods } from './methods/state.js'
 import { tokenMethods } from './methods/token.js'
+import { reorgMethods } from './methods/reorg.js'
+import { httpSubscriptionMethods } from './subscriptions.js'
 
 /** Every method devnet serves, in one table. */
 export const allMethods: MethodDef[] = [
@@ -21,6 +24,9 @@ export const allMethods: MethodDef[] = [
   ...sendMethods,
   ...signMethods,
   ...logMethods,
+  ...filterMethods,
+  ...reorgMethods,
+  ...httpSubscriptionMethods,
   ...devnetMethods,
   ...txpoolMethods,
   ...tokenMethods,

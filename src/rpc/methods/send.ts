@@ -10,7 +10,7 @@ import { InvalidParamsError } from '../errors.js'
 import { receiptOf } from './blocks.js'
 import { suggestedTip } from './chain.js'
 
-function decodeRaw(node: Node, raw: Hex): TypedTransaction {
+export function decodeRaw(node: Node, raw: Hex): TypedTransaction {
   try {
     return node.decodeRaw(hexToBytes(raw))
   } catch (error) {
@@ -46,7 +46,7 @@ export function waitForReceipt(node: Node, txHash: Hex, timeoutMs: number) {
 }
 
 /** Fills a dev account's transaction the way a wallet would, then signs it. */
-async function fillAndSign(node: Node, request: ReturnType<typeof callRequest>): Promise<TypedTransaction> {
+export async function fillAndSign(node: Node, request: ReturnType<typeof callRequest>): Promise<TypedTransaction> {
   const from = request.from
   if (!from) throw new InvalidParamsError('invalid argument 0: from is required')
   const account = node.accounts.find((a) => a.address.toLowerCase() === from)
