@@ -193,7 +193,9 @@ export const miningMethods: MethodDef[] = [
     handler: ({ node }, [options]) => {
       if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options)))
         throw new InvalidParamsError('invalid argument 0: want an options object')
-      if (options && 'forking' in options && (options as { forking?: unknown }).forking !== undefined)
+      // viem sends `forking: { blockNumber: null }` for a plain reset; only a URL or a block number asks for a fork.
+      const forking = (options as { forking?: { jsonRpcUrl?: unknown; blockNumber?: unknown } } | undefined)?.forking
+      if (forking && (forking.jsonRpcUrl != null || typeof forking.blockNumber === 'number'))
         throw new InvalidParamsError('forking is not supported: devnet runs its own chain and never forks a remote one')
       return node.snapshots.reset()
     },
