@@ -94,3 +94,23 @@ describe('time controls on the virtual clock', () => {
     expect(await ts()).toBe(genesis + 9999n)
   })
 })
+
+describe('evm_mine', () => {
+  let h: H
+  afterEach(() => h?.devnet.close())
+
+  test('takes a timestamp or { timestamp, blocks }, and re-times pre-confirmed transactions', async () => {
+    h = await harnessDevnet()
+    const genesis = BigInt((await h.block()).timestamp)
+    const hash = await h.transfer(0, h.devnet.accounts[1]!.address)
+    await h.devnet.preconfirm()
+    expect(await h.rpc('evm_mine', Number(genesis + 100n))).toBe('0x0')
+    const first = await h.block()
+    expect([BigInt(first.timestamp), first.transactions]).toEqual([genesis + 100n, [hash]])
+    await h.rpc('evm_mine', { timestamp: `0x${(genesis + 200n).toString(16)}`, blocks: 3 })
+    expect(h.devnet.node.chain.height()).toBe(4n)
+    expect(BigInt((await h.block(2n)).timestamp)).toBe(genesis + 200n)
+    expect(BigInt((await h.block(4n)).timestamp)).toBe(genesis + 202n)
+    expect((await rpcError(h.rpc('evm_mine', { blocks: 1, count: 2 }))).code).toBe(-32602)
+  })
+})
