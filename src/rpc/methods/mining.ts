@@ -129,7 +129,7 @@ export const miningMethods: MethodDef[] = [
     params: [address],
     handler: async ({ node }, [from]) => void (await dropTransactions(node, (tx) => tx.from.toLowerCase() === from)),
   }),
-  // Header fields for the blocks to come; the pending block is rebuilt under them at once.
+  // Header fields for the blocks to come; the pending block is rebuilt under them at once, keeping its timestamp.
   ...harnessMethod({
     anvil: ['evm_setBlockGasLimit'],
     params: [looseUint64],
@@ -137,7 +137,7 @@ export const miningMethods: MethodDef[] = [
       if (gasLimit < 21_000n) throw new InvalidParamsError(`block gas limit ${gasLimit} is below 21000`)
       return node.write(async () => {
         node.controls.block.gasLimit = gasLimit
-        await retimePending(node)
+        await node.internals.rebuildPending()
         return true
       })
     },
@@ -150,7 +150,7 @@ export const miningMethods: MethodDef[] = [
       if (!node.common.isActivatedEIP(1559)) throw new InvalidParamsError('the chain has no base fee (EIP-1559 is not active)')
       return node.write(async () => {
         node.controls.block.nextBaseFee = fee
-        await retimePending(node)
+        await node.internals.rebuildPending()
       })
     },
   }),
@@ -161,7 +161,7 @@ export const miningMethods: MethodDef[] = [
     handler: ({ node }, [coinbase]) =>
       node.write(async () => {
         node.controls.block.coinbase = coinbase
-        await retimePending(node)
+        await node.internals.rebuildPending()
       }),
   }),
   ...harnessMethod({
