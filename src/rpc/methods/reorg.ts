@@ -1,15 +1,15 @@
 import type { TypedTransaction } from '@ethereumjs/tx'
-import type { Hex } from 'viem'
+import { type Address, type Hex, bytesToHex } from 'viem'
 import type { StoredBlock } from '../../node/chain.js'
 import type { Node } from '../../node/node.js'
 import type { ExecutedTx } from '../../evm/types.js'
-import { ArgError, type callRequest as CallRequestCodec, callRequest, data, hash } from '../codecs.js'
+import { ArgError, callRequest, data, hash } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError } from '../errors.js'
 import { q } from '../format.js'
 import { decodeRaw, fillAndSign } from './send.js'
 
-type CallRequest = ReturnType<typeof CallRequestCodec>
+type CallRequest = ReturnType<typeof callRequest>
 /** A transaction for a replacement block: signed bytes, or a request a dev account signs (Anvil's TransactionData). */
 type TxData = { raw: TypedTransaction } | { request: CallRequest }
 
@@ -95,9 +95,9 @@ async function replaceBlocks(
             continue
           }
         }
-        const from = tx.getSenderAddress().toString() as Hex
+        const from = tx.getSenderAddress().toString() as Address
         try {
-          pool.add({ tx, hash: `0x${Buffer.from(tx.hash()).toString('hex')}` as Hex, from, nonce: tx.nonce })
+          pool.add({ tx, hash: bytesToHex(tx.hash()), from, nonce: tx.nonce })
         } catch {
           // The same transaction twice: it is included once.
         }
