@@ -89,7 +89,6 @@ export function createSnapshots(deps: {
     time.next = s.time.next
     time.interval = s.time.interval
     controls.restore(s.controls)
-    for (const [participant, value] of s.participants) if (participants.has(participant)) participant.restore(value)
     if (JSON.stringify(sealer.mode()) !== JSON.stringify(s.mining)) sealer.setMode(s.mining)
     pool.restore(s.pool)
     // The pre-confirmed transactions run again on the restored head under their
@@ -103,6 +102,9 @@ export function createSnapshots(deps: {
         if (!pool.get(r.pooled.hash)) pool.add({ tx: r.pooled.tx, hash: r.pooled.hash, from: r.pooled.from, nonce: r.pooled.nonce })
     }
     if (removed.length > 0) events.emit('removedBlocks', removed)
+    // Last: a participant (the filters) is put back as it was at the snapshot,
+    // without the removals the emit above just told the live listeners about.
+    for (const [participant, value] of s.participants) if (participants.has(participant)) participant.restore(value)
   }
 
   /** The node as it was when the node was created (anvil_reset without a fork). */
