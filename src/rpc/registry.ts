@@ -6,6 +6,7 @@ import { devnetMethods, txpoolMethods } from './methods/devnet.js'
 import { logMethods } from './methods/logs.js'
 import { sendMethods } from './methods/send.js'
 import { signMethods } from './methods/sign.js'
+import { simulateMethods } from './methods/simulate.js'
 import { stateMethods } from './methods/state.js'
 
 /** Every method devnet serves, in one table. */
@@ -13,6 +14,7 @@ export const allMethods: MethodDef[] = [
   ...chainMethods,
   ...stateMethods,
   ...callMethods,
+  ...simulateMethods,
   ...blockMethods,
   ...sendMethods,
   ...signMethods,
