@@ -59,9 +59,8 @@ export async function prepareCall(call: CallRequest, ctx: CallContext): Promise<
   const remaining = ctx.gasLimit - ctx.gasUsed
   let gas = call.gas ?? remaining
   if (gas > remaining) throw new SimulateError(-38015, `block gas limit reached: remaining: ${remaining}, required: ${gas}`)
+  // No EIP-7825 cap here: geth builds simulated calls with SkipTransactionChecks, and the recorded Osaka cases carry 50M.
   if (gas > ctx.budget) gas = ctx.budget
-  // EIP-7825 (Osaka): no transaction carries more than 2^24 gas; calls are capped as eth_call caps them.
-  if (ctx.common.isActivatedEIP(7825) && gas > maxTxGas) gas = maxTxGas
 
   // geth's ToTransaction(DynamicFeeTxType): an authorization list makes 0x4, blob hashes 0x3, a lone gas price legacy.
   const type =
@@ -102,9 +101,12 @@ export async function prepareCall(call: CallRequest, ctx: CallContext): Promise<
   const request: CallRequest = { ...call, from, type, nonce, gas }
   if (legacy) request.gasPrice = feeCap
   else Object.assign(request, { gasPrice: undefined, maxFeePerGas: feeCap, maxPriorityFeePerGas: tip })
+  // ethereumjs refuses to construct an Osaka transaction over 2^24 gas (EIP-7825); build it at the cap, then lift it.
+  const lifted = ctx.common.isActivatedEIP(7825) && gas > maxTxGas
   let tx: TypedTransaction
   try {
-    tx = createCallTx(ctx.common, request, { nonce, gas })
+    tx = createCallTx(ctx.common, lifted ? { ...request, gas: maxTxGas } : request, { nonce, gas })
+    if (lifted) (tx as { gasLimit: bigint }).gasLimit = gas
   } catch (error) {
     const message = (error as Error).message
     if (/initcode/i.test(message)) throw txError(-38025, `max initcode size exceeded: ${message.replace(/ \(.*$/s, '')}`, gas)

@@ -1,6 +1,7 @@
-import type { Block } from '@ethereumjs/block'
+import { type Block, Block as BlockClass } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import type { TypedTransaction } from '@ethereumjs/tx'
 import { createAddressFromString } from '@ethereumjs/util'
 import { BlockBuilder, type RunTxResult, type VM, runTx } from '@ethereumjs/vm'
 import { type Hex, bytesToHex, hexToBytes } from 'viem'
@@ -291,9 +292,30 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   internals.gasUsed = gasUsed
   internals.blobGasUsed = blobGasUsed
   internals.checkpointed = false
-  const built = options.computeStateRoot ? await builder.build() : await withZeroStateRoot(state, () => builder.build())
-  const hash = bytesToHex(built.block.hash())
-  return { block: built.block as Block, hash, txs, calls }
+  const sealed = await assemble(builder, internals, state, options.computeStateRoot)
+  return { block: sealed, hash: bytesToHex(sealed.hash()), txs, calls }
+}
+
+/**
+ * Seals the block with the builder (withdrawals, EIP-7685 requests, tries,
+ * bloom, roots). The builder's `createBlock` would re-create every
+ * transaction and refuse a simulated call above Osaka's 2^24 gas (geth's
+ * simulated calls skip that check), so the tries are computed from our
+ * transactions first and the block is put together around them afterwards.
+ */
+async function assemble(
+  builder: BlockBuilder,
+  internals: { transactions: unknown[] },
+  state: MerkleStateManager,
+  computeStateRoot: boolean,
+): Promise<Block> {
+  const transactionsTrie = await builder.transactionsTrie()
+  const receiptTrie = await builder.receiptTrie()
+  const txs = internals.transactions as TypedTransaction[]
+  Object.assign(builder, { transactionsTrie: async () => transactionsTrie, receiptTrie: async () => receiptTrie })
+  internals.transactions = []
+  const built = computeStateRoot ? await builder.build() : await withZeroStateRoot(state, () => builder.build())
+  return new BlockClass(built.block.header, txs, [], built.block.withdrawals, { common: built.block.common })
 }
 
 /** The call result geth reports: status, return data, gas, logs (none when it failed), and the error. */
