@@ -101,12 +101,16 @@ export async function prepareCall(call: CallRequest, ctx: CallContext): Promise<
   const request: CallRequest = { ...call, from, type, nonce, gas }
   if (legacy) request.gasPrice = feeCap
   else Object.assign(request, { gasPrice: undefined, maxFeePerGas: feeCap, maxPriorityFeePerGas: tip })
-  // ethereumjs refuses to construct an Osaka transaction over 2^24 gas (EIP-7825); build it at the cap, then lift it.
-  const lifted = ctx.common.isActivatedEIP(7825) && gas > maxTxGas
+  // ethereumjs refuses to construct an Osaka transaction over 2^24 gas (EIP-7825) or one at nonce 2^64-1
+  // (EIP-2681); geth's simulated calls skip both checks. Build within the limits, then set the real values.
+  const liftGas = ctx.common.isActivatedEIP(7825) && gas > maxTxGas
+  const liftNonce = nonce === maxUint64
   let tx: TypedTransaction
   try {
-    tx = createCallTx(ctx.common, lifted ? { ...request, gas: maxTxGas } : request, { nonce, gas })
-    if (lifted) (tx as { gasLimit: bigint }).gasLimit = gas
+    const within = { ...request, gas: liftGas ? maxTxGas : gas, nonce: liftNonce ? 0n : nonce }
+    tx = createCallTx(ctx.common, within, { nonce: within.nonce, gas: within.gas })
+    if (liftGas) (tx as { gasLimit: bigint }).gasLimit = gas
+    if (liftNonce) (tx as { nonce: bigint }).nonce = nonce
   } catch (error) {
     const message = (error as Error).message
     if (/initcode/i.test(message)) throw txError(-38025, `max initcode size exceeded: ${message.replace(/ \(.*$/s, '')}`, gas)

@@ -102,10 +102,11 @@ async function runBlocks(
   payload: SimulatePayload,
   options: SimulateOptions,
 ): Promise<SimulatedBlock[]> {
-  const { common } = deps
-  const evm = vm.evm as unknown as { _precompiles: Precompiles; blockchain: unknown }
+  // The VM's own Common: its hardfork follows each simulated block (a base before the merge gets pre-merge blocks).
+  const common = vm.common
+  const hardfork = common.hardfork()
+  const evm = vm.evm as unknown as { blockchain: unknown }
   const state = vm.stateManager as MerkleStateManager
-  const basePrecompiles = evm._precompiles
   const savedBlockchain = { vm: vm.blockchain, evm: evm.blockchain }
   // BLOCKHASH reads the chain below the base and the simulated blocks above it.
   const simulated = new Map<bigint, Block>()
@@ -126,7 +127,8 @@ async function runBlocks(
     const results: SimulatedBlock[] = []
     let parent = base.block
     for (const sim of blocks) {
-      const result = await runBlock({ common, vm, state, parent, sim, payload, options, budget, deadline, basePrecompiles })
+      common.setHardforkBy({ blockNumber: sim.blockOverrides.number, timestamp: sim.blockOverrides.time })
+      const result = await runBlock({ common, vm, state, parent, sim, payload, options, budget, deadline })
       simulated.set(result.block.header.number, result.block)
       results.push(result)
       parent = result.block
@@ -134,7 +136,8 @@ async function runBlocks(
     return results
   } finally {
     await state.revert()
-    evm._precompiles = basePrecompiles
+    delete (vm.evm as { getPrecompile?: unknown }).getPrecompile
+    common.setHardfork(hardfork)
     ;(vm as unknown as { blockchain: unknown }).blockchain = savedBlockchain.vm
     evm.blockchain = savedBlockchain.evm
   }
@@ -150,7 +153,6 @@ type BlockArgs = {
   options: SimulateOptions
   budget: { remaining: bigint }
   deadline: number
-  basePrecompiles: Precompiles
 }
 
 const checkDeadline = (deadline: number, timeoutMs: number) => {
@@ -171,7 +173,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
     prevRandao: o.prevRandao ?? zero32,
     // Without validation the base fee is 0 unless overridden: geth avoids fee cap < base fee in eth_call-like runs.
     baseFeePerGas: common.isActivatedEIP(1559)
-      ? (o.baseFeePerGas ?? (payload.validation ? ph.calcNextBaseFee() : 0n))
+      ? (o.baseFeePerGas ?? (!payload.validation ? 0n : ph.baseFeePerGas === undefined ? common.param('initialBaseFee') : ph.calcNextBaseFee()))
       : undefined,
     excessBlobGas: common.isActivatedEIP(4844)
       ? ph.excessBlobGas === undefined ? 0n : ph.calcNextExcessBlobGas(common)
@@ -186,7 +188,8 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
     coinbase: hexToBytes(env.coinbase),
     mixHash: hexToBytes(env.prevRandao),
     parentHash: hexToBytes(env.parentHash),
-    difficulty: 0n,
+    // geth carries the previous header's difficulty: 0 after the merge, the base's before it.
+    difficulty: ph.difficulty,
     nonce: new Uint8Array(8),
     extraData: new Uint8Array(),
   }
@@ -197,10 +200,13 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
     ? (o.withdrawals ?? []).map((w) => ({ index: w.index, validatorIndex: w.validatorIndex, address: w.address, amount: w.amount }))
     : undefined
 
-  // Each block starts from the chain's precompiles; this block's overrides may move or disable some.
-  const precompiles: Precompiles = new Map(args.basePrecompiles)
+  // Each block starts from the fork's precompiles; this block's overrides may move or disable some. Only
+  // execution sees the change: like geth (vm.ActivePrecompiles), the warm set stays the fork's own.
+  const evm = vm.evm as unknown as { _precompiles: Precompiles; getPrecompile(address: unknown): unknown }
+  const precompiles: Precompiles = new Map(evm._precompiles)
   if (sim.stateOverrides) await applyOverrides(state, sim.stateOverrides, precompiles)
-  ;(vm.evm as unknown as { _precompiles: Precompiles })._precompiles = precompiles
+  evm.getPrecompile = (address) =>
+    precompiles.get(typeof address === 'string' ? address.slice(2).padStart(40, '0').toLowerCase() : String(address).slice(2))
   // The overrides count as a finished transaction: their storage is every later call's "original" value (EIP-2200).
   state.originalStorageCache.clear()
 
@@ -325,9 +331,12 @@ function callResult(result: RunTxResult, tx: { gasLimit: bigint; getIntrinsicGas
   // Gas before refunds (execution-apis #746): at least what was charged, which the EIP-7623 floor may have raised.
   const beforeRefund = tx.getIntrinsicGas() + result.execResult.executionGasUsed
   const maxUsedGas = beforeRefund > result.totalGasSpent ? beforeRefund : result.totalGasSpent
-  const base = { returnData, gasUsed: result.totalGasSpent, maxUsedGas }
-  if (exception === undefined)
-    return { ...base, status: 1, logs: logs.map((log): SimLog => ({ ...log, logIndex: nextIndex() })), error: undefined }
+  if (exception === undefined) {
+    const success = { returnData, gasUsed: result.totalGasSpent, maxUsedGas, status: 1 as const }
+    return { ...success, logs: logs.map((log): SimLog => ({ ...log, logIndex: nextIndex() })), error: undefined }
+  }
+  // geth's ExecutionResult.Return() is empty for a failed call; revert data travels in the error only.
+  const base = { returnData: '0x' as Hex, gasUsed: result.totalGasSpent, maxUsedGas }
   if (exception.error === 'revert') {
     const reason = revertReason(returnData)
     return { ...base, status: 0, logs: [], error: { code: 3, message: reason ? `execution reverted: ${reason}` : 'execution reverted', data: returnData } }
