@@ -1,9 +1,6 @@
-import { type Block, Block as BlockClass } from '@ethereumjs/block'
+import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import type { TypedTransaction } from '@ethereumjs/tx'
-import { RLP } from '@ethereumjs/rlp'
-import { createAddressFromString, unpadBytes } from '@ethereumjs/util'
 import { BlockBuilder, type RunTxResult, type VM, runTx } from '@ethereumjs/vm'
 import { type Hex, bytesToHex, hexToBytes } from 'viem'
 import type { DevnetConfig } from '../../config/schema.js'
@@ -19,10 +16,10 @@ import { type CallContext, prepareCall, vmError, withoutEoaCheck } from './calls
 import { type Precompiles, applyOverrides } from './overrides.js'
 import { type SanitizedBlock, checkLimits, sanitizeChain } from './sanitize.js'
 import { traceTransfers } from './transfers.js'
+import { assemble, blobBaseFeeOf, cachedPutStorage, withBlobBaseFee, wrapNonce } from './vmPatches.js'
 import type { SimCallResult, SimLog, SimulatePayload, SimulatedBlock } from './types.js'
 
 const zero32 = `0x${'00'.repeat(32)}` as Hex
-const maxUint64 = (1n << 64n) - 1n
 
 export type SimulateOptions = {
   /** The request-wide gas budget (geth's --rpc.gascap); 0 means unlimited. */
@@ -317,28 +314,6 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   return { block: sealed, hash: bytesToHex(sealed.hash()), txs, calls }
 }
 
-/**
- * Seals the block with the builder (withdrawals, EIP-7685 requests, tries,
- * bloom, roots). The builder's `createBlock` would re-create every
- * transaction and refuse a simulated call above Osaka's 2^24 gas (geth's
- * simulated calls skip that check), so the tries are computed from our
- * transactions first and the block is put together around them afterwards.
- */
-async function assemble(
-  builder: BlockBuilder,
-  internals: { transactions: unknown[] },
-  state: MerkleStateManager,
-  computeStateRoot: boolean,
-): Promise<Block> {
-  const transactionsTrie = await builder.transactionsTrie()
-  const receiptTrie = await builder.receiptTrie()
-  const txs = internals.transactions as TypedTransaction[]
-  Object.assign(builder, { transactionsTrie: async () => transactionsTrie, receiptTrie: async () => receiptTrie })
-  internals.transactions = []
-  const built = computeStateRoot ? await builder.build() : await withZeroStateRoot(state, () => builder.build())
-  return new BlockClass(built.block.header, txs, [], built.block.withdrawals, { common: built.block.common })
-}
-
 /** The call result geth reports: status, return data, gas, logs (none when it failed), and the error. */
 function callResult(result: RunTxResult, tx: { gasLimit: bigint; getIntrinsicGas(): bigint }, logs: EvmLog[], nextIndex: () => number): SimCallResult {
   const exception = result.execResult.exceptionError
@@ -357,71 +332,4 @@ function callResult(result: RunTxResult, tx: { gasLimit: bigint; getIntrinsicGas
     return { ...base, status: 0, logs: [], error: { code: 3, message: reason ? `execution reverted: ${reason}` : 'execution reverted', data: returnData } }
   }
   return { ...base, status: 0, logs: [], error: { code: -32015, message: exception.error } }
-}
-
-/** The blob base fee calls see: the override (geth puts it in the EVM context only), else the header's. */
-function blobBaseFeeOf(block: Block, override: bigint | undefined): bigint | undefined {
-  if (block.header.excessBlobGas === undefined) return undefined
-  withBlobBaseFee(block, override)
-  return block.header.getBlobGasPrice()
-}
-
-function withBlobBaseFee(block: Block, override: bigint | undefined): Block {
-  if (override !== undefined) (block.header as unknown as { getBlobGasPrice(): bigint }).getBlobGasPrice = () => override
-  return block
-}
-
-/**
- * geth keeps nonces in a uint64 that wraps; ethereumjs counts past 2^64 and
- * would then refuse the sender's next call. Without validation a call from a
- * sender at nonce 2^64-1 runs, and the next one sees nonce 0, as in geth.
- */
-async function wrapNonce(state: MerkleStateManager, from: Hex) {
-  const address = createAddressFromString(from)
-  const account = await state.getAccount(address)
-  if (account === undefined || account.nonce <= maxUint64) return
-  account.nonce &= maxUint64
-  await state.putAccount(address, account)
-}
-
-/**
- * Assembles the block without computing its state root, as Base's node does
- * for simulated blocks (reth "disable state root calculation for
- * eth_simulateV1"): the root is 32 zero bytes and the hash follows from that
- * header. Flushing the trie would also break the request's revert.
- */
-async function withZeroStateRoot<T>(state: MerkleStateManager, fn: () => Promise<T>): Promise<T> {
-  const own = Object.prototype.hasOwnProperty.call(state, 'getStateRoot')
-  const original = state.getStateRoot
-  state.getStateRoot = async () => new Uint8Array(32)
-  try {
-    return await fn()
-  } finally {
-    if (own) state.getStateRoot = original
-    else delete (state as { getStateRoot?: unknown }).getStateRoot
-  }
-}
-
-/**
- * ethereumjs 10.1's `putStorage` means to write to the storage cache and
- * fall back to the trie without one (`cache.put(...) ?? writeTrie(...)`),
- * but `put` returns nothing, so every slot is also written through to the
- * storage trie at once: the most expensive step of a simulated block (the
- * system contracts write four slots per block). Inside the request's
- * checkpoint the cache alone is enough: reads go through it, and a root, when
- * asked for, flushes it into the trie.
- */
-function cachedPutStorage(state: MerkleStateManager): () => void {
-  const internals = state as unknown as { _caches?: { storage?: { put(a: unknown, k: Uint8Array, v: Uint8Array): void } } }
-  const cache = internals._caches?.storage
-  if (cache === undefined) return () => {}
-  state.putStorage = async (address, key, value) => {
-    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
-    if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
-    if ((await state.getAccount(address)) === undefined) throw new Error('putStorage() called on non-existing account')
-    cache.put(address, key, RLP.encode(unpadBytes(value)))
-  }
-  return () => {
-    delete (state as { putStorage?: unknown }).putStorage
-  }
 }
