@@ -55,7 +55,7 @@ export type ConfigInput = {
   debug?: boolean | undefined
   quiet?: boolean | undefined
   logs?: { maxBlockRange?: number; maxResults?: number } | undefined
-  simulate?: { computeStateRoot?: boolean; timestampIncrement?: number } | undefined
+  simulate?: { computeStateRoot?: boolean; timestampStep?: number; timestampIncrement?: number } | undefined
   genesis?: string | undefined
   import?: string | undefined
   forkchoice?: string | undefined
@@ -201,11 +201,14 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
   if (has('simulate')) {
     const s = i.simulate as Record<string, unknown>
     if (typeof s !== 'object' || s === null) fail('simulate', 'expected an object')
-    checkKeys('simulate', s, ['computeStateRoot', 'timestampIncrement'])
+    // `timestampIncrement` is the key's earlier name, still accepted.
+    checkKeys('simulate', s, ['computeStateRoot', 'timestampStep', 'timestampIncrement'])
     if (s.computeStateRoot !== undefined)
       c.simulate.computeStateRoot = toBool('simulate.computeStateRoot', s.computeStateRoot)
     if (s.timestampIncrement !== undefined)
-      c.simulate.timestampIncrement = toInt('simulate.timestampIncrement', s.timestampIncrement, 1)
+      c.simulate.timestampStep = toInt('simulate.timestampIncrement', s.timestampIncrement, 1)
+    if (s.timestampStep !== undefined)
+      c.simulate.timestampStep = toInt('simulate.timestampStep', s.timestampStep, 1)
   }
   for (const key of ['genesis', 'import', 'forkchoice', 'fixture', 'dumpFixture'] as const)
     if (has(key)) c[key] = toStr(key, i[key])

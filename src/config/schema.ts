@@ -44,7 +44,14 @@ export type DevnetConfig = {
   debug: boolean
   quiet: boolean
   logs: { maxBlockRange: number | undefined; maxResults: number | undefined }
-  simulate: { computeStateRoot: boolean; timestampIncrement: number | undefined }
+  /**
+   * eth_simulateV1: `computeStateRoot` reports each simulated block's real
+   * state root (geth) instead of 32 zero bytes (Base's reth); `timestampStep`
+   * is the default seconds between simulated blocks. Undefined means: on for an
+   * imported chain, off on the dev chain; 12 s on an imported chain, the block
+   * time rounded up to whole seconds on the dev chain.
+   */
+  simulate: { computeStateRoot: boolean | undefined; timestampStep: number | undefined }
   /** Geth-format genesis file and RLP chain to import instead of the dev genesis. */
   genesis: string | undefined
   import: string | undefined
@@ -91,7 +98,7 @@ export const defaultConfig: DevnetConfig = {
   debug: false,
   quiet: false,
   logs: { maxBlockRange: undefined, maxResults: undefined },
-  simulate: { computeStateRoot: false, timestampIncrement: undefined },
+  simulate: { computeStateRoot: undefined, timestampStep: undefined },
   genesis: undefined,
   import: undefined,
   forkchoice: undefined,

@@ -13,7 +13,7 @@ export type BlockSource = {
  * that the VM calls when copying itself. Devnet keeps its chain itself, so the
  * VM gets this window onto it instead of a second copy.
  */
-function blockchainOf(source: BlockSource) {
+export function blockchainOf(source: BlockSource) {
   const stub = {
     async getBlock(id: number | bigint | Uint8Array) {
       if (id instanceof Uint8Array) throw new Error('block lookup by hash is not supported here')

@@ -93,6 +93,18 @@ export class TimeoutError extends DevnetError {
   }
 }
 
+/**
+ * An eth_simulateV1 request refused as a whole, with the code geth gives it:
+ * -38010 … -38026 for the simulation's own checks, -32602 for bad input,
+ * -32000 for state-override errors, -32603 for any other transaction error.
+ */
+export class SimulateError extends DevnetError {
+  override readonly name = 'SimulateError' as const
+  constructor(readonly code: number, message: string) {
+    super(message)
+  }
+}
+
 export type NodeError =
   | NonceTooLowError
   | NonceTooHighError
@@ -107,3 +119,4 @@ export type NodeError =
   | ExecutionFailedError
   | InvalidInputError
   | TimeoutError
+  | SimulateError

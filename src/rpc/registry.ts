@@ -13,6 +13,7 @@ import { miningMethods } from './methods/mining.js'
 import { sendMethods } from './methods/send.js'
 import { signMethods } from './methods/sign.js'
 import { snapshotMethods } from './methods/snapshot.js'
+import { simulateMethods } from './methods/simulate.js'
 import { stateMethods } from './methods/state.js'
 import { tokenMethods } from './methods/token.js'
 import { reorgMethods } from './methods/reorg.js'
@@ -24,6 +25,7 @@ export const allMethods: MethodDef[] = [
   ...chainMethods,
   ...stateMethods,
   ...callMethods,
+  ...simulateMethods,
   ...blockMethods,
   ...sendMethods,
   ...signMethods,

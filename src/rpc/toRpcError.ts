@@ -11,6 +11,7 @@ const nodeErrorNames = new Set<string>([
   'NonceTooLowError', 'NonceTooHighError', 'InsufficientFundsError', 'FeeCapTooLowError',
   'IntrinsicGasTooLowError', 'ReplacementUnderpricedError', 'AlreadyKnownError', 'TxRejectedError',
   'UnknownBlockError', 'ExecutionRevertedError', 'ExecutionFailedError', 'InvalidInputError', 'TimeoutError',
+  'SimulateError',
 ])
 
 const isNodeError = (error: unknown): error is NodeError =>
@@ -31,6 +32,8 @@ export function toRpcError(error: unknown, options: { debug: boolean; log: (erro
         return new ExecutionRevertedRpcError(error.shortMessage, error.data).toErrorObject()
       case 'TimeoutError':
         return { code: 4, message: error.shortMessage, data: error.data }
+      case 'SimulateError':
+        return new RpcError(error.code, error.shortMessage).toErrorObject()
       case 'NonceTooLowError':
       case 'NonceTooHighError':
       case 'InsufficientFundsError':

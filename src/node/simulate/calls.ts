@@ -1,0 +1,177 @@
+import type { Common, StateManagerInterface } from '@ethereumjs/common'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { type Account, KECCAK256_NULL, createAddressFromString } from '@ethereumjs/util'
+import { type Address, type Hex, getAddress } from 'viem'
+import { type CallRequest, createCallTx } from '../../evm/execute.js'
+import { maxTxGas } from '../call.js'
+import { SimulateError } from '../errors.js'
+
+const zeroAddress = '0x0000000000000000000000000000000000000000' as Address
+const maxUint64 = (1n << 64n) - 1n
+/** EIP-4844: gas per blob. */
+const blobGas = 131_072n
+
+/** A call turned into the unsigned transaction the block will carry. */
+export type PreparedCall = {
+  tx: TypedTransaction
+  from: Address
+  /** Whether geth would skip fee checks and payment: no validation and no fee fields (vm.Config.NoBaseFee). */
+  feeless: boolean
+}
+
+/** The block a call is prepared for: what the defaults and checks read. */
+export type CallContext = {
+  common: Common
+  state: StateManagerInterface
+  validation: boolean
+  baseFee: bigint | undefined
+  blobBaseFee: bigint | undefined
+  gasLimit: bigint
+  gasUsed: bigint
+  /** What is left of the request-wide gas budget (the RPC gas cap). */
+  budget: bigint
+}
+
+/** A transaction-level failure of the whole request, worded as geth's `applyMessage` words it. */
+export const txError = (code: number, message: string, gas: bigint) =>
+  new SimulateError(code, `err: ${message} (supplied gas ${gas})`)
+
+/**
+ * Fills a call's defaults and runs geth's pre-execution checks
+ * (`transaction_args.go` CallDefaults, `state_transition.go` preCheck/buyGas)
+ * in geth's order, so a refused call gets geth's code: the sender's nonce,
+ * gas defaulting to what is left of the block then clamped to the budget
+ * (more than the block has left is -38015), fees defaulting to zero, nonce
+ * checks only under validation (-38010/-38011), fee cap against the base fee
+ * (-38012) unless fee-less without validation, then the balance (-38014),
+ * counted on the fee cap as geth counts it. Intrinsic gas is left to the VM,
+ * whose error `vmError` maps.
+ */
+export async function prepareCall(call: CallRequest, ctx: CallContext): Promise<PreparedCall> {
+  const from = call.from ?? zeroAddress
+  const chainId = ctx.common.chainId()
+  if (call.chainId !== undefined && call.chainId !== chainId)
+    throw new SimulateError(-32000, `chainId does not match node's (have=${call.chainId}, want=${chainId})`)
+  const account = await ctx.state.getAccount(createAddressFromString(from))
+  const stateNonce = account?.nonce ?? 0n
+  const nonce = call.nonce ?? stateNonce
+
+  const remaining = ctx.gasLimit - ctx.gasUsed
+  let gas = call.gas ?? remaining
+  if (gas > remaining) throw new SimulateError(-38015, `block gas limit reached: remaining: ${remaining}, required: ${gas}`)
+  // No EIP-7825 cap here: geth builds simulated calls with SkipTransactionChecks, and the recorded Osaka cases carry 50M.
+  if (gas > ctx.budget) gas = ctx.budget
+
+  // geth's ToTransaction(DynamicFeeTxType): an authorization list makes 0x4, blob hashes 0x3, a lone gas price legacy.
+  const type =
+    call.type ??
+    (call.authorizationList
+      ? 4
+      : call.blobVersionedHashes
+        ? 3
+        : call.gasPrice !== undefined && call.maxFeePerGas === undefined
+          ? call.accessList ? 1 : 0
+          : 2)
+  const legacy = type === 0 || type === 1
+  const feeCap = legacy ? (call.gasPrice ?? 0n) : (call.maxFeePerGas ?? 0n)
+  const tip = legacy ? feeCap : (call.maxPriorityFeePerGas ?? 0n)
+  const blobFeeCap = call.maxFeePerBlobGas ?? 0n
+  const feeless = !ctx.validation && feeCap === 0n && tip === 0n
+  const who = getAddress(from)
+
+  if (ctx.validation) {
+    if (stateNonce < nonce) throw txError(-38011, `nonce too high: address ${who}, tx: ${nonce} state: ${stateNonce}`, gas)
+    if (stateNonce > nonce) throw txError(-38010, `nonce too low: address ${who}, tx: ${nonce} state: ${stateNonce}`, gas)
+    if (stateNonce === maxUint64) throw txError(-32603, `nonce has max value: address ${who}, nonce: ${stateNonce}`, gas)
+  }
+  if (tip > feeCap)
+    throw txError(-32602, `max priority fee per gas higher than max fee per gas: address ${who}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`, gas)
+  if (!feeless && ctx.baseFee !== undefined && feeCap < ctx.baseFee)
+    throw txError(-38012, `max fee per gas less than block base fee: address ${who}, maxFeePerGas: ${feeCap}, baseFee: ${ctx.baseFee}`, gas)
+  const blobs = BigInt(call.blobVersionedHashes?.length ?? 0)
+  if (type === 3) {
+    if (blobs === 0n) throw txError(-32603, 'blob transaction missing blob hashes', gas)
+    if (!(feeless && blobFeeCap === 0n) && ctx.blobBaseFee !== undefined && blobFeeCap < ctx.blobBaseFee)
+      throw txError(-32603, `max fee per blob gas less than block blob gas fee: address ${who} blobGasFeeCap: ${blobFeeCap}, blobBaseFee: ${ctx.blobBaseFee}`, gas)
+  }
+  const have = account?.balance ?? 0n
+  const want = gas * feeCap + (call.value ?? 0n) + blobs * blobGas * blobFeeCap
+  if (have < want) throw txError(-38014, `insufficient funds for gas * price + value: address ${who} have ${have} want ${want}`, gas)
+
+  const request: CallRequest = { ...call, from, type, nonce, gas }
+  if (legacy) request.gasPrice = feeCap
+  else Object.assign(request, { gasPrice: undefined, maxFeePerGas: feeCap, maxPriorityFeePerGas: tip })
+  // ethereumjs refuses to construct an Osaka transaction over 2^24 gas (EIP-7825) or one at nonce 2^64-1
+  // (EIP-2681); geth's simulated calls skip both checks. Build within the limits, then set the real values.
+  const liftGas = ctx.common.isActivatedEIP(7825) && gas > maxTxGas
+  const liftNonce = nonce === maxUint64
+  let tx: TypedTransaction
+  try {
+    const within = { ...request, gas: liftGas ? maxTxGas : gas, nonce: liftNonce ? 0n : nonce }
+    tx = createCallTx(ctx.common, within, { nonce: within.nonce, gas: within.gas })
+    if (liftGas) (tx as { gasLimit: bigint }).gasLimit = gas
+    if (liftNonce) (tx as { nonce: bigint }).nonce = nonce
+  } catch (error) {
+    const message = (error as Error).message
+    if (/initcode/i.test(message)) throw txError(-38025, `max initcode size exceeded: ${message.replace(/ \(.*$/s, '')}`, gas)
+    throw txError(-32603, message.replace(/ \(.*$/s, ''), gas)
+  }
+  return { tx, from, feeless }
+}
+
+/** Maps an error the VM threw before executing (a refused transaction) to geth's code and words. */
+export function vmError(error: unknown, gas: bigint): SimulateError {
+  const message = error instanceof Error ? error.message : String(error)
+  const intrinsic = /lower than the minimum gas limit of (\d+)/.exec(message)
+  if (intrinsic) return txError(-38013, `intrinsic gas too low: have ${gas}, want ${intrinsic[1]}`, gas)
+  if (/baseFeePerGas/.test(message)) return txError(-38012, 'max fee per gas less than block base fee', gas)
+  if (/enough funds/.test(message)) return txError(-38014, 'insufficient funds for gas * price + value', gas)
+  // ethereumjs appends its block and tx dumps in parentheses; geth's message is the first part.
+  return txError(-32603, message.replace(/ \(.*$/s, ''), gas)
+}
+
+/**
+ * Runs `fn` with the sender's code hidden from the VM's EIP-3607 check, once:
+ * geth skips the "sender is not an EOA" check in eth_simulateV1 even under
+ * validation, ethereumjs has no switch for it. The first read of the sender's
+ * `codeHash` in runTx is that check; every later read (the account written
+ * back, the code the call runs) sees the real hash.
+ */
+export async function withoutEoaCheck<T>(state: StateManagerInterface, from: Address, fn: () => Promise<T>): Promise<T> {
+  const address = createAddressFromString(from)
+  const account = await state.getAccount(address)
+  if (account === undefined || !account.isContract()) return fn()
+  const original = state.getAccount
+  let armed = true
+  state.getAccount = async function (this: StateManagerInterface, target) {
+    const found = await original.call(this, target)
+    if (!armed || found === undefined || !target.equals(address)) return found
+    armed = false
+    hideCodeHashOnce(found)
+    return found
+  }
+  try {
+    return await fn()
+  } finally {
+    state.getAccount = original
+  }
+}
+
+function hideCodeHashOnce(account: Account) {
+  const real = account.codeHash
+  let hidden = true
+  Object.defineProperty(account, 'codeHash', {
+    configurable: true,
+    get: () => {
+      if (!hidden) return real
+      hidden = false
+      return KECCAK256_NULL
+    },
+    set: (value: Uint8Array) => {
+      hidden = false
+      Object.defineProperty(account, 'codeHash', { configurable: true, writable: true, value })
+    },
+  })
+}
+
+export type { Hex }

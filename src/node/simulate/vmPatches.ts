@@ -1,0 +1,103 @@
+import { type Block, Block as BlockClass } from '@ethereumjs/block'
+import { RLP } from '@ethereumjs/rlp'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { createAddressFromString, unpadBytes } from '@ethereumjs/util'
+import type { BlockBuilder } from '@ethereumjs/vm'
+import type { Hex } from 'viem'
+
+/*
+ * Where the simulation needs ethereumjs 10.1 to behave as geth does, and how:
+ * each workaround is applied to one VM for one request and undone after it.
+ */
+
+const maxUint64 = (1n << 64n) - 1n
+
+/**
+ * Seals the block with the builder (withdrawals, EIP-7685 requests, tries,
+ * bloom, roots). The builder's `createBlock` would re-create every
+ * transaction and refuse a simulated call above Osaka's 2^24 gas (geth's
+ * simulated calls skip that check), so the tries are computed from our
+ * transactions first and the block is put together around them afterwards.
+ */
+export async function assemble(
+  builder: BlockBuilder,
+  internals: { transactions: unknown[] },
+  state: MerkleStateManager,
+  computeStateRoot: boolean,
+): Promise<Block> {
+  const transactionsTrie = await builder.transactionsTrie()
+  const receiptTrie = await builder.receiptTrie()
+  const txs = internals.transactions as TypedTransaction[]
+  Object.assign(builder, { transactionsTrie: async () => transactionsTrie, receiptTrie: async () => receiptTrie })
+  internals.transactions = []
+  const built = computeStateRoot ? await builder.build() : await withZeroStateRoot(state, () => builder.build())
+  return new BlockClass(built.block.header, txs, [], built.block.withdrawals, { common: built.block.common })
+}
+
+/** The blob base fee calls see: the override (geth puts it in the EVM context only), else the header's. */
+export function blobBaseFeeOf(block: Block, override: bigint | undefined): bigint | undefined {
+  if (block.header.excessBlobGas === undefined) return undefined
+  withBlobBaseFee(block, override)
+  return block.header.getBlobGasPrice()
+}
+
+export function withBlobBaseFee(block: Block, override: bigint | undefined): Block {
+  if (override !== undefined) (block.header as unknown as { getBlobGasPrice(): bigint }).getBlobGasPrice = () => override
+  return block
+}
+
+/**
+ * geth keeps nonces in a uint64 that wraps; ethereumjs counts past 2^64 and
+ * would then refuse the sender's next call. Without validation a call from a
+ * sender at nonce 2^64-1 runs, and the next one sees nonce 0, as in geth.
+ */
+export async function wrapNonce(state: MerkleStateManager, from: Hex) {
+  const address = createAddressFromString(from)
+  const account = await state.getAccount(address)
+  if (account === undefined || account.nonce <= maxUint64) return
+  account.nonce &= maxUint64
+  await state.putAccount(address, account)
+}
+
+/**
+ * Assembles the block without computing its state root, as Base's node does
+ * for simulated blocks (reth "disable state root calculation for
+ * eth_simulateV1"): the root is 32 zero bytes and the hash follows from that
+ * header. Flushing the trie would also break the request's revert.
+ */
+async function withZeroStateRoot<T>(state: MerkleStateManager, fn: () => Promise<T>): Promise<T> {
+  const own = Object.prototype.hasOwnProperty.call(state, 'getStateRoot')
+  const original = state.getStateRoot
+  state.getStateRoot = async () => new Uint8Array(32)
+  try {
+    return await fn()
+  } finally {
+    if (own) state.getStateRoot = original
+    else delete (state as { getStateRoot?: unknown }).getStateRoot
+  }
+}
+
+/**
+ * ethereumjs 10.1's `putStorage` means to write to the storage cache and
+ * fall back to the trie without one (`cache.put(...) ?? writeTrie(...)`),
+ * but `put` returns nothing, so every slot is also written through to the
+ * storage trie at once: the most expensive step of a simulated block (the
+ * system contracts write four slots per block). Inside the request's
+ * checkpoint the cache alone is enough: reads go through it, and a root, when
+ * asked for, flushes it into the trie.
+ */
+export function cachedPutStorage(state: MerkleStateManager): () => void {
+  const internals = state as unknown as { _caches?: { storage?: { put(a: unknown, k: Uint8Array, v: Uint8Array): void } } }
+  const cache = internals._caches?.storage
+  if (cache === undefined) return () => {}
+  state.putStorage = async (address, key, value) => {
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
+    if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
+    if ((await state.getAccount(address)) === undefined) throw new Error('putStorage() called on non-existing account')
+    cache.put(address, key, RLP.encode(unpadBytes(value)))
+  }
+  return () => {
+    delete (state as { putStorage?: unknown }).putStorage
+  }
+}
