@@ -2,6 +2,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { type VM, createVM } from '@ethereumjs/vm'
+import './statePatches.js'
 
 /** Where BLOCKHASH looks up earlier blocks: the node's chain, or a simulation's. */
 export type BlockSource = {

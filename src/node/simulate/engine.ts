@@ -16,7 +16,7 @@ import { type CallContext, prepareCall, vmError, withoutEoaCheck } from './calls
 import { type Precompiles, applyOverrides } from './overrides.js'
 import { type SanitizedBlock, checkLimits, sanitizeChain } from './sanitize.js'
 import { traceTransfers } from './transfers.js'
-import { assemble, blobBaseFeeOf, cachedPutStorage, withBlobBaseFee, wrapNonce } from './vmPatches.js'
+import { assemble, blobBaseFeeOf, withBlobBaseFee, wrapNonce } from './vmPatches.js'
 import type { SimCallResult, SimLog, SimulatePayload, SimulatedBlock } from './types.js'
 
 const zero32 = `0x${'00'.repeat(32)}` as Hex
@@ -121,7 +121,6 @@ async function runBlocks(
   const budget = { remaining: options.gasCap === 0n ? 1n << 64n : options.gasCap }
 
   await state.checkpoint()
-  const restorePutStorage = cachedPutStorage(state)
   try {
     const results: SimulatedBlock[] = []
     let parent = base.block
@@ -135,7 +134,6 @@ async function runBlocks(
     }
     return results
   } finally {
-    restorePutStorage()
     await state.revert()
     delete (vm.evm as { getPrecompile?: unknown }).getPrecompile
     common.setHardfork(hardfork)

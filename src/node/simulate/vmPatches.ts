@@ -1,8 +1,7 @@
 import { type Block, Block as BlockClass } from '@ethereumjs/block'
-import { RLP } from '@ethereumjs/rlp'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { createAddressFromString, unpadBytes } from '@ethereumjs/util'
+import { createAddressFromString } from '@ethereumjs/util'
 import type { BlockBuilder } from '@ethereumjs/vm'
 import type { Hex } from 'viem'
 
@@ -75,29 +74,5 @@ async function withZeroStateRoot<T>(state: MerkleStateManager, fn: () => Promise
   } finally {
     if (own) state.getStateRoot = original
     else delete (state as { getStateRoot?: unknown }).getStateRoot
-  }
-}
-
-/**
- * ethereumjs 10.1's `putStorage` means to write to the storage cache and
- * fall back to the trie without one (`cache.put(...) ?? writeTrie(...)`),
- * but `put` returns nothing, so every slot is also written through to the
- * storage trie at once: the most expensive step of a simulated block (the
- * system contracts write four slots per block). Inside the request's
- * checkpoint the cache alone is enough: reads go through it, and a root, when
- * asked for, flushes it into the trie.
- */
-export function cachedPutStorage(state: MerkleStateManager): () => void {
-  const internals = state as unknown as { _caches?: { storage?: { put(a: unknown, k: Uint8Array, v: Uint8Array): void } } }
-  const cache = internals._caches?.storage
-  if (cache === undefined) return () => {}
-  state.putStorage = async (address, key, value) => {
-    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
-    if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
-    if ((await state.getAccount(address)) === undefined) throw new Error('putStorage() called on non-existing account')
-    cache.put(address, key, RLP.encode(unpadBytes(value)))
-  }
-  return () => {
-    delete (state as { putStorage?: unknown }).putStorage
   }
 }
