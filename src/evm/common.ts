@@ -4,6 +4,7 @@ import { paramsEVM } from '@ethereumjs/evm'
 import { paramsTx } from '@ethereumjs/tx'
 import { paramsVM } from '@ethereumjs/vm'
 import { customCrypto } from './crypto.js'
+import './speedups.js'
 
 /** Hardforks in activation order, as @ethereumjs/common names them. */
 const hardforkOrder = [
