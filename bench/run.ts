@@ -1,18 +1,38 @@
 /**
- * `npm run bench`: prints devnet's figures for the workload of
- * ../shared/bench/README.md (reads at 1 and 32 in flight, token balanceOf
- * calls, signed ETH transfers end to end in auto mode, cold start, RSS).
- * It asserts nothing. For peers measured in the same run, use the shared
- * harness: `bash ../shared/bench/setup.sh && node ../shared/bench/peers.mjs
- * --spawn "node bin/devnet.js start --port {port} --mining auto" --name devnet --cwd .`
+ * `npm run bench`: devnet's figures beside its peers' (Anvil, Hardhat, ...).
+ *
+ * With the shared peer harness present (../shared/bench/peers.mjs from the
+ * project root) it builds dist/ when it is missing or older than src/, spawns
+ * `node bin/devnet.js start --port {port} --mining auto` under the harness
+ * (same workload, same HTTP client as every peer), and prints our figures in
+ * a table beside the peer figures stored in ../shared/bench/results/SUMMARY.md
+ * and beside any peer run again now with `--peers anvil,hardhat` (same
+ * machine, same load: the fair comparison on a shared 2-core box).
+ *
+ *   npm run bench                         # full harness run (~1-2 min for devnet)
+ *   npm run bench -- --quick              # harness smoke run (1 s loops, 50 txs)
+ *   npm run bench -- --only b,c,d         # harness steps (a cold .. i rss, see its README)
+ *   npm run bench -- --peers anvil        # also run Anvil now
+ *   npm run bench -- --in-process         # the in-process figures below, no harness
+ *
+ * Without ../shared (or without the harness' $PEERS_DIR: run
+ * `bash ../shared/bench/setup.sh` once) it falls back to in-process figures:
+ * reads at 1 and 32 in flight, token balanceOf calls, signed ETH transfers in
+ * auto mode, cold start, RSS. It asserts nothing.
  */
-import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { Agent, request as httpRequest } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { encodeFunctionData, parseAbi, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { startDevnet } from '../src/index.js'
 
+const root = fileURLToPath(new URL('..', import.meta.url))
+const harnessDir = join(root, '..', 'shared', 'bench')
+const peersDir = process.env.PEERS_DIR ?? join(process.env.TMPDIR ?? tmpdir(), 'devnet-peers')
 const agent = new Agent({ keepAlive: true, maxSockets: 64 })
 
 function post(url: URL, body: string): Promise<string> {
@@ -51,8 +71,7 @@ async function load(url: string, body: string, inFlight: number, seconds: number
 
 const rpc = (method: string, params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
 
-async function main() {
-  const quick = process.argv.includes('--quick')
+async function inProcess(quick: boolean) {
   const seconds = quick ? 1 : 5
   const figures: Record<string, unknown> = {}
 
@@ -113,6 +132,98 @@ async function main() {
   figures.rssMiB = Math.round(process.memoryUsage().rss / 2 ** 20)
   await devnet.close()
   console.log(JSON.stringify(figures, null, 2))
+}
+
+
+const option = (name: string) => {
+  const i = process.argv.indexOf(name)
+  return i >= 0 ? process.argv[i + 1] : undefined
+}
+
+/** Newest modification time under `dir` (files only). */
+function newest(dir: string): number {
+  let latest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs)
+  }
+  return latest
+}
+
+/** bin/devnet.js runs dist/ when present: build it unless it is newer than every source file. */
+function ensureBuilt() {
+  const entry = join(root, 'dist', 'cli', 'main.js')
+  if (existsSync(entry) && statSync(entry).mtimeMs >= newest(join(root, 'src'))) return
+  console.error('bench: building dist/ (tsc -p tsconfig.build.json)')
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
+}
+
+/** Rows of a SUMMARY.md table: measurement label -> unit and one cell per peer column. */
+function readSummary(file: string) {
+  const rows = new Map<string, { unit: string; cells: Map<string, string> }>()
+  const peers: string[] = []
+  if (!existsSync(file)) return { rows, peers }
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.startsWith('|')) continue
+    const cells = line.split('|').slice(1, -1).map((c) => c.trim())
+    if (cells[0] === 'measurement') {
+      peers.length = 0
+      peers.push(...cells.slice(2))
+      continue
+    }
+    if (/^-+$/.test(cells[0]!.replace(/:/g, '')) || peers.length === 0) continue
+    rows.set(cells[0]!, { unit: cells[1]!, cells: new Map(peers.map((p, i) => [p, cells[i + 2] ?? ''])) })
+  }
+  return { rows, peers }
+}
+
+function runHarness(args: string[]) {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [join(harnessDir, 'peers.mjs'), ...args], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, PEERS_DIR: peersDir },
+    })
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`peers.mjs exited with ${code}`))))
+  })
+}
+
+async function withHarness(quick: boolean) {
+  ensureBuilt()
+  const outDir = mkdtempSync(join(tmpdir(), 'devnet-bench-'))
+  const common = ['--out-dir', outDir, '--no-summary', ...(quick ? ['--quick'] : [])]
+  const only = option('--only')
+  if (only) common.push('--only', only)
+  const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string
+  await runHarness([
+    '--spawn', `node ${join(root, 'bin', 'devnet.js')} start --port {port} --mining auto --quiet`,
+    '--name', 'devnet', '--cwd', root, '--version-string', `devnet ${version} (${root})`, ...common,
+  ])
+  const peers = option('--peers')
+  if (peers) await runHarness(['--peers', peers, ...common])
+  // The harness' own table of this run (devnet + peers run now), in the stored summary's rows and units.
+  execFileSync(process.execPath, [join(harnessDir, 'peers.mjs'), '--summary', '--out-dir', outDir], { stdio: 'ignore', env: { ...process.env, PEERS_DIR: peersDir } })
+  const now = readSummary(join(outDir, 'SUMMARY.md'))
+  const stored = readSummary(join(harnessDir, 'results', 'SUMMARY.md'))
+  const columns = [...now.peers.map((p) => `${p} (now)`), ...stored.peers.map((p) => `${p} (stored)`)]
+  const lines = [`| measurement | unit | ${columns.join(' | ')} |`, `|---|---|${columns.map(() => '---:').join('|')}|`]
+  for (const [label, row] of now.rows) {
+    const ours = now.peers.map((p) => row.cells.get(p) ?? '')
+    if (ours.every((c) => c === '' || c === '—')) continue
+    const theirs = stored.peers.map((p) => stored.rows.get(label)?.cells.get(p) ?? '')
+    lines.push(`| ${label} | ${row.unit} | ${[...ours, ...theirs].join(' | ')} |`)
+  }
+  console.log(lines.join('\n'))
+  console.log(`\nraw figures: ${outDir}/*.json; stored peers: ${join(harnessDir, 'results', 'SUMMARY.md')}`)
+  if (quick) console.log('(--quick: 1 s loops and 50 txs, not comparable with the stored full runs)')
+}
+
+async function main() {
+  const quick = process.argv.includes('--quick')
+  const harness = existsSync(join(harnessDir, 'peers.mjs'))
+  const ready = existsSync(join(peersDir, 'node_modules', 'viem')) && existsSync(join(peersDir, 'node_modules', 'solc'))
+  if (harness && !ready) console.error(`bench: the peer harness needs its packages in ${peersDir}: run \`bash ${join(harnessDir, 'setup.sh')}\` once. Falling back to in-process figures.`)
+  if (harness && ready && !process.argv.includes('--in-process')) await withHarness(quick)
+  else await inProcess(quick)
 }
 
 main().then(() => process.exit(0))

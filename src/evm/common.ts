@@ -5,6 +5,7 @@ import { paramsTx } from '@ethereumjs/tx'
 import { paramsVM } from '@ethereumjs/vm'
 import { customCrypto } from './crypto.js'
 import { createKzg } from './geth/kzg.js'
+import './speedups.js'
 
 /** Hardforks in activation order, as @ethereumjs/common names them. */
 const hardforkOrder = [

@@ -74,6 +74,26 @@ export function blockFromEnv(common: Common, env: BlockEnv): Block {
   )
 }
 
+const callBlocks = new WeakMap<BlockEnv, { common: Common; withFees?: Block; feeless?: Block }>()
+
+/**
+ * The block a call runs in, built once per env (a view's env object lives as
+ * long as its block or pre-confirmation) rather than per call: creating a
+ * block validates and copies its header, a fifth of a token balanceOf. With
+ * `feeless` the base fee is zero, as geth runs calls that name no fee.
+ * runTx only reads the block.
+ */
+export function callBlock(common: Common, env: BlockEnv, feeless: boolean): Block {
+  let entry = callBlocks.get(env)
+  if (!entry || entry.common !== common) callBlocks.set(env, (entry = { common }))
+  if (feeless) {
+    entry.feeless ??= blockFromEnv(common, { ...env, baseFeePerGas: env.baseFeePerGas === undefined ? undefined : 0n })
+    return entry.feeless
+  }
+  entry.withFees ??= blockFromEnv(common, env)
+  return entry.withFees
+}
+
 /** Whether the call names any fee field; geth runs fee-less calls with a zero base fee. */
 export const hasFees = (request: CallRequest) =>
   request.gasPrice !== undefined ||

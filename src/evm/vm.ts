@@ -3,6 +3,8 @@ import type { Common } from '@ethereumjs/common'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { type VM, createVM } from '@ethereumjs/vm'
 import './statePatches.js'
+import './speedups.js'
+import { ViewStateManager } from './viewState.js'
 
 /** Where BLOCKHASH looks up earlier blocks: the node's chain, or a simulation's. */
 export type BlockSource = {
@@ -42,13 +44,31 @@ export async function createVmAt(
   base: MerkleStateManager,
   root: Uint8Array,
   source: BlockSource,
+  /** A warm read-only state manager at `root` for a VM whose every run is reverted (see ViewStateManager). */
+  readThrough?: MerkleStateManager,
 ): Promise<VM> {
-  const stateManager = base.shallowCopy(false)
+  const stateManager = readThrough ? viewStateAt(base, readThrough) : base.shallowCopy(false)
   await stateManager.setStateRoot(root, true)
   return createVM({
     common: common.copy(),
     stateManager,
     blockchain: blockchainOf(source) as never,
+  })
+}
+
+/** A copy of `base` (same trie database, own caches) that reads through `reader`. */
+function viewStateAt(base: MerkleStateManager, reader: MerkleStateManager) {
+  const internals = base as unknown as {
+    _trie: { shallowCopy(includeCheckpoints: boolean, opts: object): never; _opts: { cacheSize: number } }
+    _prefixCodeHashes: boolean
+    _prefixStorageTrieKeys: boolean
+  }
+  return new ViewStateManager(reader, {
+    common: base.common.copy(),
+    trie: internals._trie.shallowCopy(false, { cacheSize: internals._trie._opts.cacheSize }),
+    prefixCodeHashes: internals._prefixCodeHashes,
+    prefixStorageTrieKeys: internals._prefixStorageTrieKeys,
+    caches: createCaches(),
   })
 }
 

@@ -1,3 +1,4 @@
+import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { StateManagerInterface } from '@ethereumjs/common'
 import { Account, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
@@ -8,6 +9,7 @@ import {
   type CallOutcome,
   type CallRequest,
   blockFromEnv,
+  callBlock,
   createCallTx,
   executeTx,
   hasFees,
@@ -132,8 +134,11 @@ export async function runCall(
   try {
     if (options.stateOverrides) await applyStateOverrides(state, options.stateOverrides)
     let env = applyBlockOverrides(view.env, options.blockOverrides)
-    if (!hasFees(request)) env = { ...env, baseFeePerGas: env.baseFeePerGas === undefined ? undefined : 0n }
-    const block = blockFromEnv(common, env)
+    let block: Block
+    if (options.blockOverrides) {
+      if (!hasFees(request)) env = { ...env, baseFeePerGas: env.baseFeePerGas === undefined ? undefined : 0n }
+      block = blockFromEnv(common, env)
+    } else block = callBlock(common, env, !hasFees(request))
     const from = createAddressFromString(request.from ?? '0x0000000000000000000000000000000000000000')
     const sender = await state.getAccount(from)
     let gas = request.gas ?? env.gasLimit

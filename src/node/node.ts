@@ -275,6 +275,31 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
 
   /** Polling filters (eth_newFilter and friends); save()/restore() for snapshots. */
   const filters = createFilterStore({ events, chain })
+  /**
+   * Auto mining: the seal that will include a transaction just admitted.
+   * Called from inside the write queue, right after an admission. The seal
+   * joins the queue only after the event loop has taken in the requests that
+   * already arrived (setImmediate runs after the I/O poll), so every
+   * transaction admitted meanwhile goes into the same block (as on Anvil)
+   * instead of one seal per transaction. A seal not yet started always runs
+   * after the admission that asks for it, so it includes that transaction.
+   * One client sending and waiting still gets one block per transaction, so
+   * sequential runs stay deterministic.
+   */
+  let nextSeal: Promise<StoredBlock> | undefined
+  function autoSeal(): Promise<StoredBlock> {
+    nextSeal ??= new Promise<StoredBlock>((resolve, reject) => {
+      setImmediate(() => {
+        queue
+          .run(() => {
+            nextSeal = undefined
+            return seal()
+          })
+          .then(resolve, reject)
+      })
+    })
+    return nextSeal
+  }
 
   const sealer = createSealer({
     mining: config.mining,
@@ -320,12 +345,13 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
       return decodeRawTx(raw, common)
     },
     /** Admits a signed transaction; in auto mode it is pre-confirmed and sealed before this returns. */
-    submit(tx: TypedTransaction): Promise<Hex> {
-      return queue.run(async () => {
+    async submit(tx: TypedTransaction): Promise<Hex> {
+      const { hash, sealed } = await queue.run(async () => {
         const hash = await admit(tx)
-        if (sealer.mode().type === 'auto') await seal()
-        return hash
+        return { hash, sealed: sealer.mode().type === 'auto' ? autoSeal() : undefined }
       })
+      if (sealed) await sealed
+      return hash
     },
     /** Seals a block now (devnet_seal, evm_mine). */
     seal: () => queue.run(seal),

@@ -184,7 +184,7 @@ export function createPreconf(args: {
         continue
       }
       try {
-        const result = await builder.addTransaction(pooled.tx, { skipHardForkValidation: true })
+        const result = await addTransaction(pooled.tx)
         const entry = toExecutedTx(pooled.tx, pooled.hash, pooled.from, result, gasUsed, env.baseFeePerGas ?? 0n)
         gasUsed = entry.cumulativeGasUsed
         executed.push(entry)
@@ -208,6 +208,27 @@ export function createPreconf(args: {
       })
     }
     return { added, rejected }
+  }
+
+  /**
+   * builder.addTransaction, minus a quadratic cost: before each transaction it
+   * creates a whole block (header plus every transaction added so far, each
+   * one copied and checked) only to hand runTx the header. runTx never reads
+   * the block's transactions, so the list is set aside while it runs and the
+   * builder still records every transaction in order. (Under EIP-7928 the
+   * builder numbers access-list entries by that list's length: left alone.)
+   */
+  async function addTransaction(tx: TypedTransaction): Promise<RunTxResult> {
+    if (common.isActivatedEIP(7928)) return builder.addTransaction(tx, { skipHardForkValidation: true })
+    const b = builder as unknown as { transactions: TypedTransaction[] }
+    const added = b.transactions
+    b.transactions = []
+    try {
+      return await builder.addTransaction(tx, { skipHardForkValidation: true })
+    } finally {
+      added.push(...b.transactions)
+      b.transactions = added
+    }
   }
 
   /** Assembles the block from what the layer executed. The layer must be restarted on the new head afterwards. */

@@ -25,8 +25,16 @@ export type View =
 
 const zero32 = `0x${'00'.repeat(32)}` as Hex
 
-/** The block env of a sealed block: calls at block N run in N's own header. */
+const envs = new WeakMap<StoredBlock, BlockEnv>()
+
+/** The block env of a sealed block: calls at block N run in N's own header. One object per block, so what is built from it can be cached on it. */
 export function envOfBlock(block: StoredBlock): BlockEnv {
+  let env = envs.get(block)
+  if (!env) envs.set(block, (env = computeEnv(block)))
+  return env
+}
+
+function computeEnv(block: StoredBlock): BlockEnv {
   const h = block.block.header
   return {
     number: h.number,
@@ -118,7 +126,7 @@ export function createViews(args: {
     /** Runs `fn` with the VM at the view's root; calls on one root run one at a time. */
     async withVm<T>(view: View, fn: (vm: VM) => Promise<T>): Promise<T> {
       const e = entry(view.root)
-      e.vm ??= createVmAt(args.common, args.state, view.root, args.chain)
+      e.vm ??= createVmAt(args.common, args.state, view.root, args.chain, e.reader)
       const run = e.lock.then(async () => fn(await e.vm!))
       e.lock = run.catch(() => {})
       return run

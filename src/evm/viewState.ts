@@ -1,0 +1,79 @@
+import { MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
+import { type Account, type Address, equalsBytes } from '@ethereumjs/util'
+
+/**
+ * The state manager of a view's call VM: state at a fixed root that every
+ * call changes inside a checkpoint and reverts afterwards.
+ *
+ * ethereumjs's caches journal every entry put during a checkpoint, reads
+ * included, so the revert at the end of each call also forgets everything the
+ * call read: the next call walks the trie again (node lookups, RLP decoding,
+ * keccak) for the same accounts and slots, two thirds of a token balanceOf.
+ * This subclass reads what its own caches do not hold through `base`, a
+ * read-only state manager at the same root that never checkpoints and so
+ * stays warm, and otherwise behaves as the MerkleStateManager it is: writes,
+ * checkpoints and reverts are the parent's.
+ *
+ * Reading through is only valid while this copy's account still has the
+ * storage root / code hash `base` has for it: a call that cleared an
+ * account's storage (CREATE over it, a `state` override) or replaced its code
+ * reads its own trie, as the parent would.
+ */
+export class ViewStateManager extends MerkleStateManager {
+  constructor(
+    private readonly base: MerkleStateManager,
+    opts: MerkleStateManagerOpts,
+  ) {
+    super(opts)
+  }
+
+  private cached(address: Address) {
+    return this._caches?.account?.get(address)
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    if (this.cached(address) !== undefined) return super.getAccount(address)
+    const account = await this.base.getAccount(address)
+    this._caches?.account?.put(address, account)
+    return account
+  }
+
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    if (key.length === 32 && this._caches?.storage?.get(address, key) === undefined) {
+      const own = await this.getAccount(address)
+      if (!own) return new Uint8Array()
+      const theirs = await this.base.getAccount(address)
+      if (theirs && equalsBytes(own.storageRoot, theirs.storageRoot)) {
+        const value = await this.base.getStorage(address, key)
+        // The cache holds RLP-encoded values, as the parent stores them.
+        this._caches?.storage?.put(address, key, encodeStorage(value))
+        return value
+      }
+    }
+    return super.getStorage(address, key)
+  }
+
+  override async getCode(address: Address): Promise<Uint8Array> {
+    if (this._caches?.code?.get(address) === undefined) {
+      const own = await this.getAccount(address)
+      if (!own || !own.isContract()) return new Uint8Array()
+      const theirs = await this.base.getAccount(address)
+      if (theirs && equalsBytes(own.codeHash, theirs.codeHash)) {
+        const code = await this.base.getCode(address)
+        this._caches?.code?.put(address, code)
+        return code
+      }
+    }
+    return super.getCode(address)
+  }
+}
+
+/** RLP of a storage value as the trie holds it (0x80 for empty), without a round trip through the encoder for the common short cases. */
+function encodeStorage(value: Uint8Array): Uint8Array {
+  if (value.length === 0) return Uint8Array.of(0x80)
+  if (value.length === 1 && value[0]! < 0x80) return value
+  const out = new Uint8Array(value.length + 1)
+  out[0] = 0x80 + value.length
+  out.set(value, 1)
+  return out
+}
