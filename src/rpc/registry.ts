@@ -3,6 +3,7 @@ import { blockMethods } from './methods/blocks.js'
 import { callMethods } from './methods/call.js'
 import { chainMethods } from './methods/chain.js'
 import { devnetMethods, txpoolMethods } from './methods/devnet.js'
+import { fixtureMethods } from './methods/fixture.js'
 import { logMethods } from './methods/logs.js'
 import { sendMethods } from './methods/send.js'
 import { signMethods } from './methods/sign.js'
@@ -19,4 +20,5 @@ export const allMethods: MethodDef[] = [
   ...logMethods,
   ...devnetMethods,
   ...txpoolMethods,
+  ...fixtureMethods,
 ]
