@@ -4,8 +4,11 @@
  * token transfer), dumps it to a fixture file and prints the dump time, the
  * file size and the load time (p50 of five loads into fresh devnets, from
  * reading the file to the swapped-in chain). Asserts nothing.
+ *
+ * `--keep FILE` keeps the fixture at FILE, and when FILE already exists
+ * skips building and dumping and only measures loads.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { encodeFunctionData, parseAbi } from 'viem'
@@ -13,13 +16,18 @@ import { createDevnet } from '../src/index.js'
 import { dumpFixtureToFile, readFixtureFile } from '../src/node/fixture/file.js'
 import { loadFixture } from '../src/node/fixture/load.js'
 
-const blocks = Number(process.argv[2] ?? 10_000)
+const args = process.argv.slice(2)
+const keepAt = args.indexOf('--keep')
+const kept = keepAt >= 0 ? args.splice(keepAt, 2)[1] : undefined
+const blocks = Number(args[0] ?? 10_000)
 const options = { mining: 'manual', clock: 'virtual', quiet: true } as const
 const dir = mkdtempSync(join(tmpdir(), 'devnet-bench-fixture-'))
-const file = join(dir, 'chain.json')
+const file = kept ?? join(dir, 'chain.json')
 const ms = (start: number) => `${(performance.now() - start).toFixed(0)} ms`
 
 try {
+  let start = performance.now()
+  if (!kept || !existsSync(file)) {
   const devnet = await createDevnet(options)
   const [a, b, c] = devnet.accounts
   const transfer = encodeFunctionData({
@@ -27,7 +35,7 @@ try {
     functionName: 'transfer',
     args: [c!.address, 1n],
   })
-  let start = performance.now()
+  start = performance.now()
   let txs = 0
   for (let n = 1; n <= blocks; n++) {
     if (n % 10 === 0) {
@@ -44,8 +52,9 @@ try {
   start = performance.now()
   await dumpFixtureToFile(devnet.node, file)
   console.log(`dump:  ${ms(start)}`)
-  console.log(`size:  ${(statSync(file).size / 1e6).toFixed(1)} MB`)
   await devnet.close()
+  }
+  console.log(`size:  ${(statSync(file).size / 1e6).toFixed(1)} MB`)
 
   const times: number[] = []
   for (let i = 0; i < 5; i++) {
