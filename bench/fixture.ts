@@ -28,31 +28,31 @@ const ms = (start: number) => `${(performance.now() - start).toFixed(0)} ms`
 try {
   let start = performance.now()
   if (!kept || !existsSync(file)) {
-  const devnet = await createDevnet(options)
-  const [a, b, c] = devnet.accounts
-  const transfer = encodeFunctionData({
-    abi: parseAbi(['function transfer(address,uint256) returns (bool)']),
-    functionName: 'transfer',
-    args: [c!.address, 1n],
-  })
-  start = performance.now()
-  let txs = 0
-  for (let n = 1; n <= blocks; n++) {
-    if (n % 10 === 0) {
-      const send = (params: object) => devnet.request({ method: 'eth_sendTransaction', params: [params] })
-      await send({ from: a!.address, to: b!.address, value: '0x1' })
-      await send({ from: b!.address, to: c!.address, value: '0x2' })
-      await send({ from: c!.address, to: devnet.token.address, data: transfer })
-      txs += 3
+    const devnet = await createDevnet(options)
+    const [a, b, c] = devnet.accounts
+    const transfer = encodeFunctionData({
+      abi: parseAbi(['function transfer(address,uint256) returns (bool)']),
+      functionName: 'transfer',
+      args: [c!.address, 1n],
+    })
+    start = performance.now()
+    let txs = 0
+    for (let n = 1; n <= blocks; n++) {
+      if (n % 10 === 0) {
+        const send = (params: object) => devnet.request({ method: 'eth_sendTransaction', params: [params] })
+        await send({ from: a!.address, to: b!.address, value: '0x1' })
+        await send({ from: b!.address, to: c!.address, value: '0x2' })
+        await send({ from: c!.address, to: devnet.token.address, data: transfer })
+        txs += 3
+      }
+      await devnet.seal()
     }
-    await devnet.seal()
-  }
-  console.log(`built ${blocks} blocks (${txs} transactions) in ${ms(start)}`)
+    console.log(`built ${blocks} blocks (${txs} transactions) in ${ms(start)}`)
 
-  start = performance.now()
-  await dumpFixtureToFile(devnet.node, file)
-  console.log(`dump:  ${ms(start)}`)
-  await devnet.close()
+    start = performance.now()
+    await dumpFixtureToFile(devnet.node, file)
+    console.log(`dump:  ${ms(start)}`)
+    await devnet.close()
   }
   console.log(`size:  ${(statSync(file).size / 1e6).toFixed(1)} MB`)
 
