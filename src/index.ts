@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import { type Chain as ViemChain, defineChain } from 'viem'
-import { type ConfigInput, loadConfig } from './config/load.js'
+import { ConfigError, type ConfigInput, loadConfig } from './config/load.js'
 import type { DevnetConfig } from './config/schema.js'
+import { dumpFixtureToFile, readFixtureFile } from './node/fixture/file.js'
+import type { Fixture } from './node/fixture/format.js'
+import { configWithFixture, loadFixture } from './node/fixture/load.js'
 import { type ImportedChain, type Node, createNode } from './node/node.js'
 import { type Dispatcher, createDispatcher } from './rpc/dispatch.js'
 import { allMethods } from './rpc/registry.js'
@@ -91,11 +94,28 @@ export async function resolveConfig(options: DevnetOptions = {}): Promise<Devnet
  * share state.
  */
 export async function createDevnet(options: DevnetOptions = {}): Promise<Devnet> {
-  const config = await resolveConfig(options)
-  const imported = await importFiles(config)
-  const node = await createNode(config, { imported })
+  const { config, node } = await buildNode(await resolveConfig(options))
   const dispatcher = createDispatcher(node, allMethods, { debug: config.debug })
   return wrap(config, node, dispatcher)
+}
+
+/**
+ * Creates the node: from the dev genesis, a geth import, or a fixture
+ * (`fixture` in the config). A fixture's chain-defining settings (chain id,
+ * hardfork, accounts, token, ...) override the config's, the way a geth
+ * genesis does; runtime settings (port, mining, clock kind) stay.
+ */
+async function buildNode(resolved: DevnetConfig): Promise<{ config: DevnetConfig; node: Node }> {
+  let fixture: Fixture | undefined
+  if (resolved.fixture) {
+    if (resolved.genesis) throw new ConfigError('"fixture" and "genesis" cannot be combined: a fixture holds its own genesis')
+    fixture = (await readFixtureFile(resolved.fixture)).fixture
+  }
+  const config = fixture ? configWithFixture(resolved, fixture) : resolved
+  const imported = await importFiles(config)
+  const node = await createNode(config, { imported })
+  if (fixture) await loadFixture(node, fixture)
+  return { config, node }
 }
 
 function wrap(config: DevnetConfig, node: Node, dispatcher: Dispatcher): Devnet {
@@ -129,7 +149,11 @@ function wrap(config: DevnetConfig, node: Node, dispatcher: Dispatcher): Devnet 
       const { snapshot, added } = await node.preconfirm()
       return { number: snapshot.number, index: snapshot.index, transactions: added }
     },
-    close: () => node.close(),
+    async close() {
+      // `dumpFixture` in the config: the chain is written on the way out (CLI --dump-fixture).
+      await node.close()
+      if (config.dumpFixture) await dumpFixtureToFile(node, config.dumpFixture)
+    },
   }
 }
 
@@ -138,9 +162,7 @@ export type StartedDevnet = Devnet & { url: string; wsUrl: string; port: number 
 
 /** Starts a devnet with a JSON-RPC server. Binds to 127.0.0.1 and a free port unless told otherwise. */
 export async function startDevnet(options: DevnetOptions = {}): Promise<StartedDevnet> {
-  const config = await resolveConfig({ port: 0, ...options })
-  const imported = await importFiles(config)
-  const node = await createNode(config, { imported })
+  const { config, node } = await buildNode(await resolveConfig({ port: 0, ...options }))
   const dispatcher = createDispatcher(node, allMethods, { debug: config.debug })
   const app = createHttpApp(dispatcher, config)
   const server = await listen(app, config)
@@ -157,6 +179,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<StartedD
     async close() {
       ws?.close()
       await node.close()
+      if (config.dumpFixture) await dumpFixtureToFile(node, config.dumpFixture)
       await server.close()
     },
   }

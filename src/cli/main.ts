@@ -5,6 +5,7 @@ import { ConfigError, type ConfigInput, readConfigFile } from '../config/load.js
 import { startDevnet } from '../index.js'
 
 const help = `Usage: devnet start [options]
+       devnet fixture save|load|inspect FILE [options]   (devnet fixture --help)
 
 Options:
   --port N               port to listen on (0 = any free port; default 8545)
@@ -19,6 +20,9 @@ Options:
   --genesis FILE         geth-format genesis to start from
   --import FILE          RLP chain to import and execute on top of --genesis
   --forkchoice FILE      engine_forkchoiceUpdated request naming head, safe and finalized
+  --fixture FILE         start from a fixture (its chain id, hardfork, accounts and
+                         token replace the config's; port, mining and clock stay)
+  --dump-fixture FILE    write the chain to FILE as a fixture on exit (SIGINT/SIGTERM)
   --debug                send internal error details to clients
   --quiet                print only the listening line
   --version              print the version
@@ -38,6 +42,8 @@ const flags = {
   genesis: { type: 'string' },
   import: { type: 'string' },
   forkchoice: { type: 'string' },
+  fixture: { type: 'string' },
+  'dump-fixture': { type: 'string' },
   debug: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -56,6 +62,10 @@ const int = (name: string, value: string | undefined) => {
 }
 
 async function main(argv: string[]) {
+  if (argv[0] === 'fixture') {
+    const { runFixtureCommand } = await import('./fixture.js')
+    return runFixtureCommand(argv.slice(1), fail)
+  }
   let parsed: ReturnType<typeof parseArgs<{ options: typeof flags; allowPositionals: true }>>
   try {
     parsed = parseArgs({ args: argv, options: flags, allowPositionals: true, strict: true })
@@ -94,6 +104,8 @@ async function main(argv: string[]) {
   if (values.genesis !== undefined) cli.genesis = values.genesis
   if (values.import !== undefined) cli.import = values.import
   if (values.forkchoice !== undefined) cli.forkchoice = values.forkchoice
+  if (values.fixture !== undefined) cli.fixture = values.fixture
+  if (values['dump-fixture'] !== undefined) cli.dumpFixture = values['dump-fixture']
   if (values.debug) cli.debug = true
   if (values.quiet) cli.quiet = true
 
@@ -103,6 +115,9 @@ async function main(argv: string[]) {
     devnet = await startDevnet({ ...file, port: file?.port ?? 8545, ...cli })
   } catch (error) {
     if (error instanceof ConfigError) return fail(error.shortMessage)
+    const name = (error as Error).name
+    if (name === 'FixtureError' || name === 'FixtureFileError')
+      return fail(`fixture ${cli.fixture ?? file?.fixture}: ${(error as Error & { shortMessage?: string }).shortMessage ?? (error as Error).message}`)
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return fail(`port already in use: ${(error as Error).message}`)
     throw error
   }
@@ -118,6 +133,8 @@ async function main(argv: string[]) {
       `Block time:      ${config.blockTime} ms`,
       `Pre-confirm:     every ${config.preconfInterval} ms`,
       `Clock:           ${config.clock}`,
+      ...(config.fixture ? [`Fixture:         ${config.fixture} (head ${devnet.node.chain.height()})`] : []),
+      ...(config.dumpFixture ? [`Dump on exit:    ${config.dumpFixture}`] : []),
       `Token:           ${config.token.name} (${config.token.symbol}) at ${config.token.address}`,
       '',
       'Available accounts',

@@ -7,6 +7,7 @@ import { configMethods } from './methods/config.js'
 import { debugRawMethods } from './methods/debugRaw.js'
 import { devnetMethods, txpoolMethods } from './methods/devnet.js'
 import { filterMethods } from './methods/filters.js'
+import { fixtureMethods } from './methods/fixture.js'
 import { logMethods } from './methods/logs.js'
 import { proofMethods } from './methods/proof.js'
 import { miningMethods } from './methods/mining.js'
@@ -43,4 +44,5 @@ export const allMethods: MethodDef[] = [
   ...timeMethods,
   ...cheatMethods,
   ...miningMethods,
+  ...fixtureMethods,
 ]

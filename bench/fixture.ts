@@ -1,0 +1,72 @@
+/**
+ * `npm run bench:fixture` (tsx bench/fixture.ts [blocks]): builds a chain of
+ * 10,000 blocks (every 10th with three transactions: two ETH transfers and a
+ * token transfer), dumps it to a fixture file and prints the dump time, the
+ * file size and the load time (p50 of five loads into fresh devnets, from
+ * reading the file to the swapped-in chain). Asserts nothing.
+ *
+ * `--keep FILE` keeps the fixture at FILE, and when FILE already exists
+ * skips building and dumping and only measures loads.
+ */
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { encodeFunctionData, parseAbi } from 'viem'
+import { createDevnet } from '../src/index.js'
+import { dumpFixtureToFile, readFixtureFile } from '../src/node/fixture/file.js'
+import { loadFixture } from '../src/node/fixture/load.js'
+
+const args = process.argv.slice(2)
+const keepAt = args.indexOf('--keep')
+const kept = keepAt >= 0 ? args.splice(keepAt, 2)[1] : undefined
+const blocks = Number(args[0] ?? 10_000)
+const options = { mining: 'manual', clock: 'virtual', quiet: true } as const
+const dir = mkdtempSync(join(tmpdir(), 'devnet-bench-fixture-'))
+const file = kept ?? join(dir, 'chain.json')
+const ms = (start: number) => `${(performance.now() - start).toFixed(0)} ms`
+
+try {
+  let start = performance.now()
+  if (!kept || !existsSync(file)) {
+    const devnet = await createDevnet(options)
+    const [a, b, c] = devnet.accounts
+    const transfer = encodeFunctionData({
+      abi: parseAbi(['function transfer(address,uint256) returns (bool)']),
+      functionName: 'transfer',
+      args: [c!.address, 1n],
+    })
+    start = performance.now()
+    let txs = 0
+    for (let n = 1; n <= blocks; n++) {
+      if (n % 10 === 0) {
+        const send = (params: object) => devnet.request({ method: 'eth_sendTransaction', params: [params] })
+        await send({ from: a!.address, to: b!.address, value: '0x1' })
+        await send({ from: b!.address, to: c!.address, value: '0x2' })
+        await send({ from: c!.address, to: devnet.token.address, data: transfer })
+        txs += 3
+      }
+      await devnet.seal()
+    }
+    console.log(`built ${blocks} blocks (${txs} transactions) in ${ms(start)}`)
+
+    start = performance.now()
+    await dumpFixtureToFile(devnet.node, file)
+    console.log(`dump:  ${ms(start)}`)
+    await devnet.close()
+  }
+  console.log(`size:  ${(statSync(file).size / 1e6).toFixed(1)} MB`)
+
+  const times: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const target = await createDevnet(options)
+    start = performance.now()
+    const { fixture } = await readFixtureFile(file)
+    await loadFixture(target.node, fixture)
+    times.push(performance.now() - start)
+    await target.close()
+  }
+  times.sort((x, y) => x - y)
+  console.log(`load:  p50 ${times[2]!.toFixed(0)} ms (${times.map((t) => t.toFixed(0)).join(', ')} ms)`)
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}

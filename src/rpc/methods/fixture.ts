@@ -1,0 +1,78 @@
+import type { Hex } from 'viem'
+import { dumpFixture } from '../../node/fixture/dump.js'
+import { FixtureFileError, dumpFixtureToFile, readFixtureFile } from '../../node/fixture/file.js'
+import { type Fixture, FixtureError } from '../../node/fixture/format.js'
+import { loadFixture } from '../../node/fixture/load.js'
+import { parseFixture } from '../../node/fixture/validate.js'
+import { ArgError } from '../codecs.js'
+import { type MethodDef, defineMethod } from '../defineMethod.js'
+import { InvalidInputError, InvalidParamsError } from '../errors.js'
+import { q } from '../format.js'
+
+/**
+ * Fixtures over JSON-RPC (the file format is described in
+ * src/node/fixture/format.ts and the README):
+ *
+ * - `devnet_dumpFixture(path?)`: with a path, writes the fixture there
+ *   atomically and returns `{ path, bytes }`; without one, returns the
+ *   fixture object itself (what `devnet_loadFixture` accepts).
+ * - `devnet_loadFixture(path | fixture)`: replaces the running chain with the
+ *   fixture's and returns the new head `{ number, hash, blocks }`. The file is
+ *   checked completely first (version, hashes, parent links, receipts, state
+ *   completeness); a bad one is refused with -32602 naming the problem, an
+ *   unreadable path with -32000, and the running chain is left as it was.
+ *   The fixture must be of this chain (same chain id, hardfork, dev accounts,
+ *   token address); to switch chains, start a devnet with `--fixture`.
+ *
+ * Both write and read files on the machine the devnet runs on, like
+ * anvil_dumpState/anvil_loadState; the devnet listens on 127.0.0.1.
+ */
+const path = (value: unknown): string => {
+  if (typeof value !== 'string' || value.length === 0) throw new ArgError('expected a file path')
+  return value
+}
+
+const pathOrFixture = (value: unknown): string | object => {
+  if (typeof value === 'string' && value.length > 0) return value
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value
+  throw new ArgError('expected a fixture file path or a fixture object')
+}
+
+/** Turns load problems into wire errors: content → -32602, files → -32000. */
+async function wire<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (error) {
+    if (error instanceof FixtureError) throw new InvalidParamsError(`invalid fixture: ${error.shortMessage}`)
+    if (error instanceof FixtureFileError) throw new InvalidInputError(error.message)
+    throw error
+  }
+}
+
+export const fixtureMethods: MethodDef[] = [
+  defineMethod({
+    method: 'devnet_dumpFixture',
+    params: [path],
+    required: 0,
+    handler: async ({ node }, [file]) => {
+      try {
+        return file === undefined ? await dumpFixture(node) : await dumpFixtureToFile(node, file)
+      } catch (error) {
+        // The chain cannot be dumped (a geth import) or the file cannot be written.
+        if (error instanceof FixtureError) throw new InvalidInputError(error.shortMessage)
+        if (error instanceof FixtureFileError) throw new InvalidInputError(error.message)
+        throw error
+      }
+    },
+  }),
+  defineMethod({
+    method: 'devnet_loadFixture',
+    params: [pathOrFixture],
+    handler: ({ node }, [source]) =>
+      wire(async () => {
+        const fixture: Fixture = typeof source === 'string' ? (await readFixtureFile(source)).fixture : parseFixture(source)
+        const head = await loadFixture(node, fixture)
+        return { number: q(head.number), hash: head.hash as Hex, blocks: fixture.blocks.length }
+      }),
+  }),
+]
