@@ -15,5 +15,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // CLI tests spawn bin/devnet.js: run the source, never a stale dist/.
+    env: { DEVNET_FROM_SOURCE: '1' },
   },
 })
