@@ -179,7 +179,8 @@ export function createPreconf(args: {
         continue
       }
       try {
-        const result = await builder.addTransaction(pooled.tx, { skipHardForkValidation: true })
+        // allowNoBlobs: the pool keeps blob txs bare; their sidecars were verified on admission (evm/rawTx.ts)
+        const result = await builder.addTransaction(pooled.tx, { skipHardForkValidation: true, allowNoBlobs: true })
         const entry = toExecutedTx(pooled.tx, pooled.hash, pooled.from, result, gasUsed, env.baseFeePerGas ?? 0n)
         gasUsed = entry.cumulativeGasUsed
         executed.push(entry)
