@@ -4,6 +4,7 @@ import { callMethods } from './methods/call.js'
 import { chainMethods } from './methods/chain.js'
 import { configMethods } from './methods/config.js'
 import { debugRawMethods } from './methods/debugRaw.js'
+import { debugTraceMethods } from './methods/debugTrace.js'
 import { devnetMethods, txpoolMethods } from './methods/devnet.js'
 import { logMethods } from './methods/logs.js'
 import { proofMethods } from './methods/proof.js'
@@ -27,4 +28,5 @@ export const allMethods: MethodDef[] = [
   ...proofMethods,
   ...debugRawMethods,
   ...configMethods,
+  ...debugTraceMethods,
 ]
