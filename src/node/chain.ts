@@ -1,6 +1,7 @@
 import type { Block } from '@ethereumjs/block'
 import { type Hex, bytesToHex } from 'viem'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
+import { type LogIndex, createLogIndex } from './logIndex.js'
 
 /** A sealed block as the chain keeps it: the executed block plus what lookups need. */
 export type StoredBlock = ExecutedBlock & {
@@ -27,6 +28,14 @@ export type ChainReader = {
   safe(): StoredBlock
   finalized(): StoredBlock
   height(): bigint
+  /** The sealed logs, indexed by address and topic (fed by append and truncate). */
+  logs: Pick<LogIndex, 'query' | 'ofBlock' | 'countInRange' | 'size'>
+  /**
+   * The block this one was appended on, as it was then (the object, with its
+   * stateRoot), even after either left the chain: snapshots follow these
+   * links back to the chain instead of copying it.
+   */
+  parentOf(block: StoredBlock): StoredBlock | undefined
 }
 
 export type Chain = ChainReader & {
@@ -35,6 +44,8 @@ export type Chain = ChainReader & {
   replaceHeadState(root: Uint8Array): StoredBlock
   /** Removes every block above `number` and returns them, newest last. */
   truncate(number: bigint): StoredBlock[]
+  /** Puts back a block object that once followed the head (snapshot revert), unchanged. */
+  reattach(block: StoredBlock): StoredBlock
   setForkchoice(safe: bigint, finalized: bigint): void
 }
 
@@ -63,16 +74,26 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
   const blocks: StoredBlock[] = []
   const byHash = new Map<Hex, StoredBlock>()
   const txs = new Map<Hex, { block: StoredBlock; index: number }>()
+  // Weak, so a block left behind by a truncate is freed once no snapshot holds a descendant.
+  const parents = new WeakMap<StoredBlock, StoredBlock>()
   let safe = 0n
   let finalized = 0n
+  const logs = createLogIndex()
 
-  const append = (executed: ExecutedBlock) => {
-    const stored = store(executed)
+  const attach = (stored: StoredBlock) => {
     if (stored.number !== BigInt(blocks.length))
       throw new Error(`block ${stored.number} does not follow head ${blocks.length - 1}`)
     blocks.push(stored)
     byHash.set(stored.hash, stored)
     stored.txs.forEach((tx: ExecutedTx, index) => txs.set(tx.hash, { block: stored, index }))
+    logs.append(stored)
+    return stored
+  }
+  const append = (executed: ExecutedBlock) => {
+    const stored = store(executed)
+    const parent = blocks[blocks.length - 1]
+    attach(stored)
+    if (parent) parents.set(stored, parent)
     return stored
   }
   append('block' in genesis ? genesis : { block: genesis, txs: [] })
@@ -85,14 +106,24 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
     genesis: () => blocks[0]!,
     height: () => BigInt(blocks.length - 1),
     blockByNumber: at,
+    logs,
     blockByHash: (hash) => byHash.get(hash.toLowerCase() as Hex),
     txLocation: (hash) => txs.get(hash.toLowerCase() as Hex),
     // Devnet has no consensus layer: safe and finalized follow the head unless a forkchoice pins them.
     safe: () => at(clamp(safe === 0n ? BigInt(blocks.length - 1) : safe))!,
     finalized: () => at(clamp(finalized === 0n ? BigInt(blocks.length - 1) : finalized))!,
+    parentOf: (block) => parents.get(block),
     append,
+    reattach(block) {
+      const parent = parents.get(block)
+      if (parent && parent !== blocks[blocks.length - 1]) throw new Error(`block ${block.number} does not follow the head`)
+      return attach(block)
+    },
     replaceHeadState(root) {
-      const head = { ...blocks[blocks.length - 1]!, stateRoot: root }
+      const old = blocks[blocks.length - 1]!
+      const head = { ...old, stateRoot: root }
+      const parent = parents.get(old)
+      if (parent) parents.set(head, parent)
       blocks[blocks.length - 1] = head
       byHash.set(head.hash, head)
       head.txs.forEach((tx, index) => txs.set(tx.hash, { block: head, index }))
@@ -100,6 +131,7 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
     },
     truncate(number) {
       const removed = blocks.splice(Number(number) + 1)
+      logs.truncate(number)
       for (const block of removed) {
         byHash.delete(block.hash)
         for (const tx of block.txs) txs.delete(tx.hash)

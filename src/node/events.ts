@@ -28,6 +28,8 @@ export function createEvents() {
       set.add(fn as Listener<never>)
       return () => set!.delete(fn as Listener<never>)
     },
+    /** How many listeners an event has (subscriptions and filters register here). */
+    listenerCount: (name: keyof NodeEvents) => listeners.get(name)?.size ?? 0,
     emit<K extends keyof NodeEvents>(name: K, value: NodeEvents[K]) {
       for (const fn of listeners.get(name) ?? []) {
         try {

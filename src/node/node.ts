@@ -16,6 +16,7 @@ import { createStateManager } from '../evm/vm.js'
 import { type DevAccount, deriveAccounts } from './accounts.js'
 import { type Chain, type StoredBlock, createChain } from './chain.js'
 import { type Clock, createVirtualClock, createWallClock } from './clock.js'
+import { createControls } from './controls.js'
 import {
   FeeCapTooLowError,
   InsufficientFundsError,
@@ -24,10 +25,12 @@ import {
   TxRejectedError,
 } from './errors.js'
 import { createEvents } from './events.js'
+import { type SavedFilters, createFilterStore } from './filters.js'
 import { createPool } from './pool.js'
 import { createPreconf } from './preconf.js'
 import { createQueue } from './queue.js'
 import { createSealer } from './sealer.js'
+import { createSnapshots } from './snapshots.js'
 import { createViews } from './views.js'
 
 /** A chain imported from geth-format files, ready to continue from its head. */
@@ -110,7 +113,8 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
   const events = createEvents()
   const pool = createPool()
   const coinbase = '0x0000000000000000000000000000000000000000' as Address
-  const preconf = createPreconf({ common, chain, state, coinbase, extraData: config.extraData })
+  const controls = createControls()
+  const preconf = createPreconf({ common, chain, state, coinbase, extraData: config.extraData, overrides: () => controls.block })
   const views = createViews({ common, state, chain, pending: () => preconf.snapshot() })
 
   /** Time controls (evm_setNextBlockTimestamp, anvil_setBlockTimestampInterval). */
@@ -129,7 +133,7 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
 
   const dropped: { hash: Hex; reason: string }[] = []
   const log = (message: string) => {
-    if (!config.quiet) console.error(`devnet: ${message}`)
+    if (controls.logging ?? !config.quiet) console.error(`devnet: ${message}`)
   }
 
   /**
@@ -178,6 +182,7 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     const stored = chain.append(executed)
     clock.sealed(stored.block.header.timestamp)
     time.next = undefined
+    controls.block.nextBaseFee = undefined
     await preconf.start(stored, nextTimestamp(stored), { reuseState: true })
     events.emit('newHead', stored)
     return stored
@@ -186,14 +191,15 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
   /**
    * Starts the pending block again on the (possibly new) head and re-runs the
    * pre-confirmed transactions that `keep` accepts, in their order. The
-   * block keeps its timestamp when it stays on the same parent. Transactions
+   * block keeps its timestamp when it stays on the same parent, unless
+   * `timestamp` moves it (a time cheat re-times the pending block). Transactions
    * that no longer run go back to the pool, so nothing accepted is lost; the
    * next tick retries or drops them with the reason.
    */
-  async function rebuildPending(keep: (tx: ExecutedTx) => boolean = () => true) {
+  async function rebuildPending(keep: (tx: ExecutedTx) => boolean = () => true, retime?: bigint) {
     const before = preconf.snapshot()
     const head = chain.head()
-    const timestamp = before.parentHash === head.hash ? before.env.timestamp : nextTimestamp(head)
+    const timestamp = retime ?? (before.parentHash === head.hash ? before.env.timestamp : nextTimestamp(head))
     const kept = preconf.executed().filter(keep)
     await preconf.start(head, timestamp, { reuseState: false })
     const { added, rejected } = await preconf.tick(
@@ -267,6 +273,9 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     return hash
   }
 
+  /** Polling filters (eth_newFilter and friends); save()/restore() for snapshots. */
+  const filters = createFilterStore({ events, chain })
+
   const sealer = createSealer({
     mining: config.mining,
     tick: () => queue.run(tick),
@@ -275,6 +284,12 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     onError: (error) => log(`sealer: ${(error as Error).stack ?? error}`),
   })
 
+  const snapshots = createSnapshots({
+    chain, pool, preconf, clock, time, controls, sealer, events, write: (fn) => queue.run(fn),
+  })
+  // Filters are restored with the chain, so a reverted test does not see changes from the future.
+  snapshots.register({ save: () => filters.save(), restore: (saved) => filters.restore(saved as SavedFilters) })
+
   const node = {
     config,
     common,
@@ -282,9 +297,14 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     accounts,
     chain: chain as import('./chain.js').ChainReader,
     events,
+    filters,
     clock,
     queue,
     time,
+    /** Impersonation, the reported time offset and pinned header fields (test-harness switches). */
+    controls,
+    /** evm_snapshot / evm_revert; `register` lets other components (filters) join snapshots. */
+    snapshots,
     dropped,
     views,
     pool: {
@@ -320,12 +340,13 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
       }),
     async close() {
       sealer.stop()
+      filters.close()
       await queue.idle()
     },
     /** Changes the head's state outside any transaction, through the queue (cheats). */
     cheat: (change: (state: StateManagerInterface) => Promise<void>) => queue.run(() => cheat(change)),
     /** Rebuilds the pending block keeping the pre-confirmed transactions `keep` accepts, through the queue. */
-    rebuildPending: (keep?: (tx: ExecutedTx) => boolean) => queue.run(() => rebuildPending(keep)),
+    rebuildPending: (keep?: (tx: ExecutedTx) => boolean, retime?: bigint) => queue.run(() => rebuildPending(keep, retime)),
     /** Removes the sealed blocks above `number`, through the queue. */
     rewind: (number: bigint) => queue.run(() => rewind(number)),
     /** Unqueued versions, for callers already inside `write`. */

@@ -101,6 +101,8 @@ export function createPreconf(args: {
   state: MerkleStateManager
   coinbase: Address
   extraData: Hex
+  /** Header fields pinned by tests (gas limit, coinbase, next base fee), read at each block start. */
+  overrides?: () => { gasLimit?: bigint | undefined; coinbase?: Address | undefined; nextBaseFee?: bigint | undefined }
 }) {
   const { common, chain } = args
   let vm: VM | undefined
@@ -119,16 +121,19 @@ export function createPreconf(args: {
     const parentBlock = head.block
     if (!vm) vm = await createVmAt(common, args.state, head.stateRoot, chain)
     else if (!options.reuseState) await vm.stateManager.setStateRoot(head.stateRoot, true)
+    const pinned = args.overrides?.() ?? {}
+    const coinbase = pinned.coinbase ?? args.coinbase
     const headerData: Record<string, unknown> = {
       number: parentBlock.header.number + 1n,
       timestamp,
-      coinbase: hexToBytes(args.coinbase),
-      gasLimit: parentBlock.header.gasLimit,
+      coinbase: hexToBytes(coinbase),
+      gasLimit: pinned.gasLimit ?? parentBlock.header.gasLimit,
       extraData: hexToBytes(args.extraData),
       difficulty: 0n,
       nonce: new Uint8Array(8),
     }
     if (common.isActivatedEIP(4788)) headerData.parentBeaconBlockRoot = new Uint8Array(32)
+    if (pinned.nextBaseFee !== undefined && common.isActivatedEIP(1559)) headerData.baseFeePerGas = pinned.nextBaseFee
     builder = new BlockBuilder(vm, {
       parentBlock,
       headerData,
@@ -143,7 +148,7 @@ export function createPreconf(args: {
       timestamp,
       gasLimit: BigInt(hd.gasLimit as bigint),
       baseFeePerGas: hd.baseFeePerGas as bigint | undefined,
-      coinbase: args.coinbase,
+      coinbase,
       prevRandao: `0x${'00'.repeat(32)}`,
       excessBlobGas: hd.excessBlobGas as bigint | undefined,
       parentHash: head.hash,

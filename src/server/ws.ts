@@ -1,26 +1,79 @@
 import type { Server } from 'node:http'
-import { WebSocketServer } from 'ws'
+import { WebSocketServer, type WebSocket } from 'ws'
 import type { Node } from '../node/node.js'
-import type { Dispatcher } from '../rpc/dispatch.js'
+import { type Dispatcher, createDispatcher } from '../rpc/dispatch.js'
+import { createSubscriptions } from '../rpc/subscriptions.js'
+
+export type WebSocketOptions = {
+  /** Bytes a connection may have queued before it is dropped: a slow or dead client never holds the node back. */
+  maxBufferedBytes: number
+}
+
+const defaults: WebSocketOptions = { maxBufferedBytes: 16 * 1024 * 1024 }
 
 /**
  * WebSocket transport on the HTTP server's port: every JSON-RPC method,
- * batches included. Subscriptions (eth_subscribe) build on this.
+ * batches included, plus eth_subscribe / eth_unsubscribe bound to the
+ * connection. Sends never wait: a connection whose unsent data passes the
+ * limit is terminated and its subscriptions stop.
  */
-export function attachWebSocket(server: Server, dispatcher: Dispatcher, _node: Node) {
+export function attachWebSocket(server: Server, dispatcher: Dispatcher, node: Node, options: Partial<WebSocketOptions> = {}) {
+  const { maxBufferedBytes } = { ...defaults, ...options }
   const wss = new WebSocketServer({ server, maxPayload: 10 * 1024 * 1024 })
-  wss.on('connection', (socket) => {
+  const shared = [...dispatcher.methods.values()]
+
+  wss.on('connection', (socket: WebSocket) => {
+    let open = true
+    const write = (message: unknown) => {
+      if (!open || socket.readyState !== socket.OPEN) return
+      if (socket.bufferedAmount > maxBufferedBytes) {
+        drop()
+        return
+      }
+      socket.send(JSON.stringify(message), (error) => {
+        if (error) drop()
+      })
+    }
+    const subscriptions = createSubscriptions(node, write)
+    const connection = createDispatcher(node, [...shared, ...subscriptions.methods], { debug: node.config.debug })
+    const drop = () => {
+      if (!open) return
+      open = false
+      subscriptions.close()
+      socket.terminate()
+    }
+    socket.on('close', () => {
+      open = false
+      subscriptions.close()
+    })
+    socket.on('error', drop)
     socket.on('message', async (raw) => {
       let payload: unknown
       try {
         payload = JSON.parse(raw.toString())
       } catch {
-        socket.send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }))
+        write({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } })
         return
       }
-      const response = await dispatcher.handle(payload)
-      if (response !== undefined && socket.readyState === socket.OPEN) socket.send(JSON.stringify(response))
+      // Only a request that subscribes holds notifications back, so its id arrives before the first one.
+      const subscribes = (Array.isArray(payload) ? payload : [payload]).some(
+        (r) => typeof r === 'object' && r !== null && (r as { method?: unknown }).method === 'eth_subscribe',
+      )
+      if (subscribes) subscriptions.hold()
+      try {
+        const response = await connection.handle(payload)
+        if (response !== undefined) write(response)
+      } finally {
+        if (subscribes) subscriptions.release()
+      }
     })
   })
-  return { close: () => wss.close() }
+  return {
+    /** Open connections. */
+    clients: () => wss.clients.size,
+    close: () => {
+      for (const client of wss.clients) client.terminate()
+      wss.close()
+    },
+  }
 }

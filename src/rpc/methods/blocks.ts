@@ -46,6 +46,21 @@ export function receiptOf(node: Node, txHash: Hex) {
   return at.kind === 'sealed' ? receiptOfBlock(at.block, at.index) : receiptOfPreconf(at.snapshot, at.index)
 }
 
+/** eth_getTransactionByHash: sealed, pre-confirmed, or pooled; null when unknown. */
+export function transactionByHash(node: Node, txHash: Hex) {
+  const at = locateTx(node, txHash)
+  if (!at) return null
+  if (at.kind === 'sealed') return txAt(node, { block: at.block }, BigInt(at.index))
+  if (at.kind === 'preconf') return txAt(node, { pending: at.snapshot }, BigInt(at.index))
+  return formatTx(at.pooled.tx, at.pooled.from, {
+    blockHash: null,
+    blockNumber: null,
+    blockTimestamp: null,
+    index: null,
+    baseFee: undefined,
+  })
+}
+
 function txAt(node: Node, found: ReturnType<typeof find>, index: bigint) {
   if (!found) return null
   if (found.block) {
@@ -155,19 +170,7 @@ export const blockMethods: MethodDef[] = [
   defineMethod({
     method: 'eth_getTransactionByHash',
     params: [hash],
-    handler: ({ node }, [txHash]) => {
-      const at = locateTx(node, txHash)
-      if (!at) return null
-      if (at.kind === 'sealed') return txAt(node, { block: at.block }, BigInt(at.index))
-      if (at.kind === 'preconf') return txAt(node, { pending: at.snapshot }, BigInt(at.index))
-      return formatTx(at.pooled.tx, at.pooled.from, {
-        blockHash: null,
-        blockNumber: null,
-        blockTimestamp: null,
-        index: null,
-        baseFee: undefined,
-      })
-    },
+    handler: ({ node }, [txHash]) => transactionByHash(node, txHash),
   }),
   defineMethod({
     method: 'eth_getTransactionReceipt',

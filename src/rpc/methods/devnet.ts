@@ -2,9 +2,29 @@ import { createAddressFromString } from '@ethereumjs/util'
 import { bytesToHex } from 'viem'
 import type { Node } from '../../node/node.js'
 import type { PooledTx } from '../../node/pool.js'
-import { address, uint64 } from '../codecs.js'
+import { ArgError, address, uint64 } from '../codecs.js'
 import { type MethodDef, alias, defineMethod } from '../defineMethod.js'
 import { formatTx, q } from '../format.js'
+import { looseUint64 } from '../harnessCodecs.js'
+import { maxMineCount } from './mining.js'
+import { retimePending } from './time.js'
+
+/**
+ * evm_mine's one optional argument: a timestamp (Hardhat, Anvil), or an
+ * object `{ timestamp?, blocks? }` (Anvil, ganache).
+ */
+const mineOptions = (value: unknown): { timestamp?: bigint; blocks?: bigint } => {
+  if (typeof value !== 'object' || value === null) return { timestamp: typeof value === 'string' ? uint64(value) : looseUint64(value) }
+  const { timestamp, blocks, ...rest } = value as Record<string, unknown>
+  if (Object.keys(rest).length > 0) throw new ArgError(`unknown field ${Object.keys(rest)[0]}`)
+  const out: { timestamp?: bigint; blocks?: bigint } = {}
+  if (timestamp != null) out.timestamp = looseUint64(timestamp)
+  if (blocks != null) {
+    out.blocks = looseUint64(blocks)
+    if (out.blocks > maxMineCount) throw new ArgError(`cannot mine ${out.blocks} blocks at once (at most ${maxMineCount})`)
+  }
+  return out
+}
 
 /**
  * Mining control and status: devnet_seal, devnet_preconfirm, devnet_status,
@@ -22,16 +42,21 @@ export const devnetMethods: MethodDef[] = [
   ...alias(
     defineMethod({
       method: 'evm_mine',
-      params: [uint64],
+      params: [mineOptions],
       required: 0,
-      handler: async ({ node }, [timestamp]) => {
-        if (timestamp !== undefined) {
-          node.time.next = timestamp
-          await node.restartPending()
-        }
-        await node.seal()
-        return '0x0'
-      },
+      // One write: the pinned timestamp re-times the pending block (pre-confirmed transactions included) and seals it.
+      handler: ({ node }, [options]) =>
+        node.write(async () => {
+          const { timestamp, blocks = 1n } = options ?? {}
+          for (let i = 0n; i < blocks; i++) {
+            if (i === 0n && timestamp !== undefined) {
+              node.time.next = timestamp
+              await retimePending(node)
+            }
+            await node.internals.seal()
+          }
+          return '0x0'
+        }),
     }),
   ),
   defineMethod({

@@ -1,24 +1,25 @@
 import type { Hex } from 'viem'
-import type { StoredBlock } from '../../node/chain.js'
+import type { IndexedLog, LogQuery } from '../../node/logIndex.js'
+import { logMatches } from '../../node/logIndex.js'
 import type { Node } from '../../node/node.js'
 import type { PreconfSnapshot } from '../../node/preconf.js'
+import type { BlockId } from '../../node/views.js'
 import { ArgError, address, blockId, hash } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidInputError, InvalidParamsError } from '../errors.js'
-import { formatLog, q, zeroHash } from '../format.js'
+import { q, zeroHash } from '../format.js'
 
-/** A decoded log filter. `topics[i]` null matches anything; a list matches any of its entries. */
-export type LogFilter = {
-  addresses: Set<string> | undefined
-  topics: (Set<string> | null)[]
-  from: ReturnType<typeof blockId> | undefined
-  to: ReturnType<typeof blockId> | undefined
+/** A decoded log filter: what to match, and the block range or block hash to look in. */
+export type LogFilter = LogQuery & {
+  from: BlockId | undefined
+  to: BlockId | undefined
   blockHash: Hex | undefined
 }
 
+/** Decodes a filter object (eth_getLogs, eth_newFilter, the `logs` subscription), with geth's messages. */
 export const logFilter = (value: unknown): LogFilter => {
-  if (value === undefined) value = {}
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ArgError('expected a filter object')
+  if (value === undefined || value === null) value = {}
+  if (typeof value !== 'object' || Array.isArray(value)) throw new ArgError('expected a filter object')
   const o = value as Record<string, unknown>
   const addresses =
     o.address == null ? undefined : new Set((Array.isArray(o.address) ? o.address : [o.address]).map((a) => address(a)))
@@ -26,12 +27,13 @@ export const logFilter = (value: unknown): LogFilter => {
   const topics = ((o.topics as unknown[] | undefined) ?? []).map((t) =>
     t == null ? null : new Set((Array.isArray(t) ? t : [t]).map((x) => hash(x))),
   )
-  if (topics.length > 4) throw new ArgError('too many topics (max 4)')
+  if (topics.length > 4) throw new InvalidParamsError('exceed max topics')
   const blockHash = o.blockHash == null ? undefined : hash(o.blockHash)
   if (blockHash && (o.fromBlock != null || o.toBlock != null))
     throw new InvalidParamsError('invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other')
   return {
-    addresses,
+    // An empty address list matches nothing on geth only if given; `[]` here means any, as geth and reth treat it.
+    addresses: addresses && addresses.size > 0 ? addresses : undefined,
     topics,
     from: o.fromBlock == null ? undefined : blockId(o.fromBlock),
     to: o.toBlock == null ? undefined : blockId(o.toBlock),
@@ -39,54 +41,81 @@ export const logFilter = (value: unknown): LogFilter => {
   }
 }
 
-export function matches(filter: LogFilter, log: { address: Hex; topics: Hex[] }) {
-  if (filter.addresses && !filter.addresses.has(log.address.toLowerCase())) return false
-  for (let i = 0; i < filter.topics.length; i++) {
-    const wanted = filter.topics[i]
-    if (!wanted) continue
-    const topic = log.topics[i]
-    if (!topic || !wanted.has(topic.toLowerCase())) return false
+/** The wire shape of a log. */
+export type WireLog = {
+  address: Hex
+  topics: Hex[]
+  data: Hex
+  blockNumber: Hex
+  transactionHash: Hex
+  transactionIndex: Hex
+  blockHash: Hex
+  blockTimestamp: Hex
+  logIndex: Hex
+  removed: boolean
+}
+
+/** A sealed (indexed) log on the wire. */
+export function formatIndexedLog(log: IndexedLog, removed = false): WireLog {
+  return {
+    address: log.address,
+    topics: log.topics,
+    data: log.data,
+    blockNumber: q(log.blockNumber),
+    transactionHash: log.txHash,
+    transactionIndex: q(log.txIndex),
+    blockHash: log.blockHash,
+    blockTimestamp: q(log.blockTimestamp),
+    logIndex: q(log.logIndex),
+    removed,
   }
-  return true
 }
 
-export function blockLogs(block: StoredBlock, filter: LogFilter, removed = false) {
-  const out: ReturnType<typeof formatLog>[] = []
-  const ts = block.block.header.timestamp
-  block.txs.forEach((tx, txIndex) => {
-    tx.logs.forEach((log, i) => {
-      if (!matches(filter, log)) return
-      out.push(
-        formatLog(
-          log,
-          { blockNumber: block.number, blockHash: block.hash, blockTimestamp: ts, txHash: tx.hash, txIndex, logIndex: block.logOffsets[txIndex]! + i },
-          removed,
-        ),
-      )
-    })
-  })
-  return out
-}
-
-export function preconfLogs(snapshot: PreconfSnapshot, filter: LogFilter, onlyHashes?: ReadonlySet<Hex>) {
-  const out: ReturnType<typeof formatLog>[] = []
+/**
+ * The pre-confirmed logs of a snapshot that match `query`, placed as Base
+ * serves them: the pending block number, a zero block hash, the block's
+ * timestamp. `only` restricts to some transactions (a tick's delta, or the
+ * dropped ones); log indexes stay those of the whole pending block.
+ */
+export function preconfLogs(
+  snapshot: PreconfSnapshot,
+  query: LogQuery,
+  options: { only?: ReadonlySet<Hex>; removed?: boolean } = {},
+): WireLog[] {
+  const out: WireLog[] = []
   let logIndex = 0
+  const number = q(snapshot.number)
+  const timestamp = q(snapshot.env.timestamp)
   snapshot.txs.forEach((tx, txIndex) => {
-    tx.logs.forEach((log) => {
-      const index = logIndex++
-      if (onlyHashes && !onlyHashes.has(tx.hash)) return
-      if (!matches(filter, log)) return
-      out.push(formatLog(log, { blockNumber: snapshot.number, blockHash: zeroHash, blockTimestamp: snapshot.env.timestamp, txHash: tx.hash, txIndex, logIndex: index }))
+    const first = logIndex
+    logIndex += tx.logs.length
+    if (options.only && !options.only.has(tx.hash)) return
+    tx.logs.forEach((log, i) => {
+      if (!logMatches(query, log)) return
+      out.push({
+        address: log.address.toLowerCase() as Hex,
+        topics: log.topics,
+        data: log.data,
+        blockNumber: number,
+        transactionHash: tx.hash,
+        transactionIndex: q(txIndex),
+        blockHash: zeroHash,
+        blockTimestamp: timestamp,
+        logIndex: q(first + i),
+        removed: options.removed ?? false,
+      })
     })
   })
   return out
 }
 
-/** Resolves a filter's range, with geth's errors; `pending` ends take the pre-confirmed block. */
+type RangeEnd = { n: bigint; pending: boolean }
+
+/** Resolves a filter's range with geth's errors (all -32602); a `pending` end means the pre-confirmed block. */
 export function resolveRange(node: Node, filter: LogFilter) {
   const head = node.chain.height()
-  const number = (id: LogFilter['from'], fallback: bigint): { n: bigint; pending: boolean } => {
-    if (!id) return { n: fallback, pending: false }
+  const end = (id: BlockId | undefined): RangeEnd => {
+    if (!id) return { n: head, pending: false }
     if ('tag' in id) {
       if (id.tag === 'pending') return { n: head + 1n, pending: true }
       if (id.tag === 'earliest') return { n: 0n, pending: false }
@@ -95,34 +124,48 @@ export function resolveRange(node: Node, filter: LogFilter) {
     if ('number' in id) return { n: id.number, pending: false }
     return { n: node.views.resolve(id).number, pending: false }
   }
-  const from = number(filter.from, head)
-  const to = number(filter.to, head)
-  if (!from.pending && from.n > head) throw new InvalidInputError('block range extends beyond current head block')
-  if (!to.pending && to.n > head) throw new InvalidInputError('block range extends beyond current head block')
-  if (from.n > to.n) throw new InvalidInputError('invalid block range params')
+  const from = end(filter.from)
+  const to = end(filter.to)
+  if (from.n > to.n) throw new InvalidParamsError('invalid block range params')
+  if ((!from.pending && from.n > head) || (!to.pending && to.n > head))
+    throw new InvalidParamsError('block range extends beyond current head block')
   return { from, to, head }
 }
 
-/** eth_getLogs: sealed range, plus the pre-confirmed logs when the range ends at `pending`. */
-export function getLogs(node: Node, filter: LogFilter) {
+/**
+ * eth_getLogs: the canonical logs of the range from the index, plus the
+ * pre-confirmed logs when the range ends at `pending` (only those when it
+ * also starts there). Limits as reth words them, -32602.
+ */
+export function getLogs(node: Node, filter: LogFilter): WireLog[] {
   if (filter.blockHash) {
     const block = node.chain.blockByHash(filter.blockHash)
     if (!block) throw new InvalidInputError('unknown block')
-    return blockLogs(block, filter)
+    return node.chain.logs.query(filter, block.number, block.number).logs.map((log) => formatIndexedLog(log))
   }
   const { from, to, head } = resolveRange(node, filter)
-  const out: ReturnType<typeof formatLog>[] = []
-  const last = to.n > head ? head : to.n
-  const limits = node.config.logs
-  if (limits.maxBlockRange !== undefined && last - from.n + 1n > BigInt(limits.maxBlockRange))
-    throw new InvalidParamsError(`query exceeds max block range ${limits.maxBlockRange}`)
-  for (let n = from.n; n <= last; n++) out.push(...blockLogs(node.chain.blockByNumber(n)!, filter))
-  if (to.pending) out.push(...preconfLogs(node.pending(), filter))
-  if (limits.maxResults !== undefined && out.length > limits.maxResults)
-    throw new InvalidParamsError(`query exceeds max results ${limits.maxResults}, retry with the range ${q(from.n)}-${q(last)}`)
+  const { maxBlockRange, maxResults } = node.config.logs
+  const out: WireLog[] = []
+  if (!from.pending) {
+    const last = to.pending ? head : to.n
+    if (maxBlockRange !== undefined && last - from.n > BigInt(maxBlockRange))
+      throw new InvalidParamsError(`query exceeds max block range ${maxBlockRange}`)
+    // reth always returns a whole single block, however many logs it holds.
+    const limit = maxResults !== undefined && last > from.n ? maxResults : undefined
+    const found = node.chain.logs.query(filter, from.n, last, limit)
+    if (found.overflowAt !== undefined) {
+      const retryTo = found.overflowAt - 1n > from.n ? found.overflowAt - 1n : from.n
+      throw new InvalidParamsError(`query exceeds max results ${maxResults}, retry with the range ${from.n}-${retryTo}`)
+    }
+    for (const log of found.logs) out.push(formatIndexedLog(log))
+  }
+  if (to.pending) {
+    out.push(...preconfLogs(node.pending(), filter))
+    if (maxResults !== undefined && out.length > maxResults && !from.pending)
+      throw new InvalidParamsError(`query exceeds max results ${maxResults}, retry with the range ${from.n}-${head}`)
+  }
   return out
 }
-
 
 export const logMethods: MethodDef[] = [
   defineMethod({

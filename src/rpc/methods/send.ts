@@ -1,6 +1,7 @@
 import { createTx, type TypedTransaction } from '@ethereumjs/tx'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import type { Hex } from 'viem'
+import { createImpersonatedTx } from '../../evm/impersonated.js'
 import { TimeoutError, TxRejectedError } from '../../node/errors.js'
 import type { Node } from '../../node/node.js'
 import { estimateGas } from '../../node/call.js'
@@ -10,7 +11,7 @@ import { InvalidParamsError } from '../errors.js'
 import { receiptOf } from './blocks.js'
 import { suggestedTip } from './chain.js'
 
-function decodeRaw(node: Node, raw: Hex): TypedTransaction {
+export function decodeRaw(node: Node, raw: Hex): TypedTransaction {
   try {
     return node.decodeRaw(hexToBytes(raw))
   } catch (error) {
@@ -45,12 +46,22 @@ export function waitForReceipt(node: Node, txHash: Hex, timeoutMs: number) {
   })
 }
 
-/** Fills a dev account's transaction the way a wallet would, then signs it. */
-async function fillAndSign(node: Node, request: ReturnType<typeof callRequest>): Promise<TypedTransaction> {
+/**
+ * Fills a transaction the way a wallet would, then signs it with the dev
+ * account's key, or, for an impersonated sender (anvil_impersonateAccount,
+ * or any sender for eth_sendUnsignedTransaction), gives it Anvil's fake
+ * signature.
+ */
+export async function fillAndSign(
+  node: Node,
+  request: ReturnType<typeof callRequest>,
+  options: { unsigned?: boolean } = {},
+): Promise<TypedTransaction> {
   const from = request.from
   if (!from) throw new InvalidParamsError('invalid argument 0: from is required')
-  const account = node.accounts.find((a) => a.address.toLowerCase() === from)
-  if (!account) throw new TxRejectedError(`unknown account ${from}`)
+  const account = options.unsigned ? undefined : node.accounts.find((a) => a.address.toLowerCase() === from)
+  if (!account && !options.unsigned && !node.controls.isImpersonated(from))
+    throw new TxRejectedError(`unknown account ${from}`)
   const pending = node.views.resolve({ tag: 'pending' })
   const stateNonce = (await node.views.reader(pending).getAccount(createAddressFromString(from)))?.nonce ?? 0n
   const nonce = request.nonce ?? node.pool.nextNonce(from, stateNonce)
@@ -75,6 +86,7 @@ async function fillAndSign(node: Node, request: ReturnType<typeof callRequest>):
       : { type: request.type ?? 2, maxPriorityFeePerGas: tip, maxFeePerGas: request.maxFeePerGas ?? baseFee * 2n + tip }),
     ...(request.authorizationList ? { type: 4, authorizationList: request.authorizationList } : {}),
   }
+  if (!account) return createImpersonatedTx(node.common, fields, from)
   const tx = createTx(fields as never, { common: node.common })
   return tx.sign(hexToBytes(account.privateKey))
 }
@@ -94,6 +106,12 @@ export const sendMethods: MethodDef[] = [
     method: 'eth_sendTransaction',
     params: [callRequest],
     handler: async ({ node }, [request]) => node.submit(await fillAndSign(node, request)),
+  }),
+  // Anvil's: sends from any address without its key, as if it were impersonated.
+  defineMethod({
+    method: 'eth_sendUnsignedTransaction',
+    params: [callRequest],
+    handler: async ({ node }, [request]) => node.submit(await fillAndSign(node, request, { unsigned: true })),
   }),
   defineMethod({
     method: 'eth_sendRawTransactionSync',

@@ -1,0 +1,218 @@
+import type { Hex } from 'viem'
+import type { StoredBlock } from './chain.js'
+
+/** One sealed log with where it sits; addresses and topics are lowercase. */
+export type IndexedLog = {
+  address: Hex
+  topics: Hex[]
+  data: Hex
+  blockNumber: bigint
+  blockHash: Hex
+  blockTimestamp: bigint
+  txHash: Hex
+  txIndex: number
+  logIndex: number
+}
+
+/**
+ * A native log query: `addresses` undefined matches any address;
+ * `topics[i]` null (or absent) matches anything at position i, a set matches
+ * any of its entries.
+ */
+export type LogQuery = {
+  addresses: ReadonlySet<string> | undefined
+  topics: readonly (ReadonlySet<string> | null)[]
+}
+
+export function logMatches(query: LogQuery, log: { address: string; topics: readonly string[] }) {
+  if (query.addresses && !query.addresses.has(log.address.toLowerCase())) return false
+  for (let i = 0; i < query.topics.length; i++) {
+    const wanted = query.topics[i]
+    if (!wanted) continue
+    const topic = log.topics[i]
+    if (topic === undefined || !wanted.has(topic.toLowerCase())) return false
+  }
+  return true
+}
+
+/** logMatches for an indexed log and a decoded query, both lowercase already: no string copies per log. */
+function matchesLowercase(query: LogQuery, log: IndexedLog) {
+  if (query.addresses && !query.addresses.has(log.address)) return false
+  for (let i = 0; i < query.topics.length; i++) {
+    const wanted = query.topics[i]
+    if (!wanted) continue
+    const topic = log.topics[i]
+    if (topic === undefined || !wanted.has(topic)) return false
+  }
+  return true
+}
+
+/** The values present in both ascending lists. */
+function intersect(a: readonly number[], b: readonly number[]) {
+  const out: number[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length && j < b.length) {
+    if (a[i]! < b[j]!) i++
+    else if (a[i]! > b[j]!) j++
+    else {
+      out.push(a[i]!)
+      i++
+      j++
+    }
+  }
+  return out
+}
+
+/** First index in the ascending `list` whose value is >= `value`. */
+function lowerBound(list: readonly number[], value: number) {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (list[mid]! < value) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * Logs of the sealed chain, indexed by address and by topic at each position.
+ * Every log has a position in chain order; each key maps to the ascending
+ * list of positions holding it, so a block range is a position range and a
+ * selective query reads only the positions of its rarest key instead of
+ * scanning every block. Appends and truncations only touch list ends, since
+ * the chain only grows or loses its newest blocks.
+ */
+export function createLogIndex() {
+  const logs: IndexedLog[] = []
+  /** blockStart[n]: position of block n's first log; blockStart[height + 1] = logs.length. */
+  const blockStart: number[] = [0]
+  const byAddress = new Map<string, number[]>()
+  const byTopic: Map<string, number[]>[] = [new Map(), new Map(), new Map(), new Map()]
+
+  const push = (map: Map<string, number[]>, key: string, position: number) => {
+    const list = map.get(key)
+    if (list) list.push(position)
+    else map.set(key, [position])
+  }
+  const pop = (map: Map<string, number[]>, key: string) => {
+    const list = map.get(key)!
+    list.pop()
+    if (list.length === 0) map.delete(key)
+  }
+
+  /** Positions in [start, end) of the entries of `keys` in `map`, ascending; the count comes first so the rarest key can be picked. */
+  const count = (map: Map<string, number[]>, keys: ReadonlySet<string>, start: number, end: number) => {
+    let n = 0
+    for (const key of keys) {
+      const list = map.get(key)
+      if (list) n += lowerBound(list, end) - lowerBound(list, start)
+    }
+    return n
+  }
+  const positions = (map: Map<string, number[]>, keys: ReadonlySet<string>, start: number, end: number) => {
+    const out: number[] = []
+    for (const key of keys) {
+      const list = map.get(key)
+      if (!list) continue
+      for (let i = lowerBound(list, start), stop = lowerBound(list, end); i < stop; i++) out.push(list[i]!)
+    }
+    // Several keys give several ascending runs; one key's run is already in order.
+    if (keys.size > 1) out.sort((a, b) => a - b)
+    return out
+  }
+
+  return {
+    /** Adds a block's logs; blocks must come in order. */
+    append(block: StoredBlock) {
+      if (BigInt(blockStart.length - 1) !== block.number)
+        throw new Error(`log index: block ${block.number} does not follow ${blockStart.length - 2}`)
+      const timestamp = block.block.header.timestamp
+      block.txs.forEach((tx, txIndex) => {
+        tx.logs.forEach((log, i) => {
+          const position = logs.length
+          const address = log.address.toLowerCase() as Hex
+          const topics = log.topics.map((t) => t.toLowerCase() as Hex)
+          logs.push({
+            address,
+            topics,
+            data: log.data,
+            blockNumber: block.number,
+            blockHash: block.hash,
+            blockTimestamp: timestamp,
+            txHash: tx.hash,
+            txIndex,
+            logIndex: block.logOffsets[txIndex]! + i,
+          })
+          push(byAddress, address, position)
+          topics.forEach((topic, j) => {
+            if (j < 4) push(byTopic[j]!, topic, position)
+          })
+        })
+      })
+      blockStart.push(logs.length)
+    },
+    /** Drops every block above `number`. */
+    truncate(number: bigint) {
+      const keep = Number(number) + 1
+      if (keep >= blockStart.length - 1) return
+      const end = blockStart[keep]!
+      for (let position = logs.length - 1; position >= end; position--) {
+        const log = logs[position]!
+        pop(byAddress, log.address)
+        log.topics.forEach((topic, j) => {
+          if (j < 4) pop(byTopic[j]!, topic)
+        })
+      }
+      logs.length = end
+      blockStart.length = keep + 1
+    },
+    /** Number of logs in blocks [from, to]. */
+    countInRange(from: bigint, to: bigint) {
+      return blockStart[Number(to) + 1]! - blockStart[Number(from)]!
+    },
+    /**
+     * Logs in blocks [from, to] that match `query`, in chain order. With
+     * `limit`, stops once more than `limit` logs matched and reports the
+     * block where that happened.
+     */
+    query(query: LogQuery, from: bigint, to: bigint, limit?: number): { logs: IndexedLog[]; overflowAt?: bigint } {
+      const start = blockStart[Number(from)] ?? logs.length
+      const end = blockStart[Number(to) + 1] ?? logs.length
+      // The two keys with the fewest positions in range: their posting lists are intersected, the rest is checked per log.
+      const keys: { map: Map<string, number[]>; keys: ReadonlySet<string>; n: number }[] = []
+      if (query.addresses) keys.push({ map: byAddress, keys: query.addresses, n: count(byAddress, query.addresses, start, end) })
+      query.topics.forEach((set, j) => {
+        if (set && j < 4) keys.push({ map: byTopic[j]!, keys: set, n: count(byTopic[j]!, set, start, end) })
+      })
+      keys.sort((a, b) => a.n - b.n)
+      const out: IndexedLog[] = []
+      const take = (log: IndexedLog) => {
+        if (!matchesLowercase(query, log)) return false
+        out.push(log)
+        return limit !== undefined && out.length > limit
+      }
+      if (keys.length > 0) {
+        let candidates = positions(keys[0]!.map, keys[0]!.keys, start, end)
+        if (keys.length > 1 && candidates.length > 64)
+          candidates = intersect(candidates, positions(keys[1]!.map, keys[1]!.keys, start, end))
+        for (const position of candidates)
+          if (take(logs[position]!)) return { logs: out, overflowAt: logs[position]!.blockNumber }
+      } else {
+        for (let position = start; position < end; position++)
+          if (take(logs[position]!)) return { logs: out, overflowAt: logs[position]!.blockNumber }
+      }
+      return { logs: out }
+    },
+    /** The logs of one indexed block, in order. */
+    ofBlock(number: bigint): IndexedLog[] {
+      const n = Number(number)
+      if (n + 1 >= blockStart.length) return []
+      return logs.slice(blockStart[n]!, blockStart[n + 1]!)
+    },
+    size: () => logs.length,
+  }
+}
+
+export type LogIndex = ReturnType<typeof createLogIndex>

@@ -1,0 +1,205 @@
+import type { Hex } from 'viem'
+import type { MiningConfig } from '../../config/schema.js'
+import type { Node } from '../../node/node.js'
+import { address, bool, hash } from '../codecs.js'
+import { type MethodDef, defineMethod } from '../defineMethod.js'
+import { InvalidParamsError, MethodNotFoundError, RpcError } from '../errors.js'
+import { anyValue, looseUint, looseUint64 } from '../harnessCodecs.js'
+import { harnessMethod } from './harness.js'
+import { retimePending } from './time.js'
+
+/** Most blocks one anvil_mine/hardhat_mine may seal: each is a real block here, not a lazy range. */
+export const maxMineCount = 100_000n
+
+const setMode = (node: Node, mode: MiningConfig) =>
+  node.write(async () => {
+    if (JSON.stringify(node.sealer.mode()) !== JSON.stringify(mode)) node.sealer.setMode(mode)
+  })
+
+/** Interval mining every `ms`; the pre-confirmation tick stays at the configured pace or faster. */
+const intervalMode = (node: Node, ms: bigint): MiningConfig => {
+  const blockTime = Number(ms)
+  return { type: 'interval', blockTime, preconfInterval: Math.min(node.config.preconfInterval, blockTime) }
+}
+
+function setIntervalMining(node: Node, ms: bigint) {
+  if (ms > 86_400_000n) throw new InvalidParamsError(`mining interval ${ms} ms is longer than a day`)
+  if (ms === 0n) {
+    // Hardhat and Anvil: 0 turns interval mining off.
+    return node.sealer.mode().type === 'interval' ? setMode(node, { type: 'manual' }) : Promise.resolve()
+  }
+  return setMode(node, intervalMode(node, ms))
+}
+
+/** Removes pooled or pre-confirmed transactions that `drop` selects; returns the hashes removed. */
+function dropTransactions(node: Node, drop: (tx: { hash: Hex; from: string }) => boolean) {
+  return node.write(async () => {
+    const { pool, preconf } = node.internals
+    const removed: Hex[] = []
+    for (const pooled of pool.all()) if (drop(pooled) && pool.remove(pooled.hash)) removed.push(pooled.hash)
+    const preconfirmed = preconf.executed().filter(drop).map((tx) => tx.hash)
+    if (preconfirmed.length > 0) {
+      const { before } = await node.internals.rebuildPending((tx) => !drop(tx))
+      // Later nonces of a dropped sender go back to the pool with a gap; they stay there, as on Anvil.
+      removed.push(...preconfirmed)
+      node.events.emit('droppedPreconf', { before, dropped: preconfirmed })
+    }
+    return removed
+  })
+}
+
+/** Refuses a method that has no meaning on a devnet that never forks, with the reason. */
+const unsupported = (method: string, reason: string) =>
+  defineMethod({
+    method,
+    params: [anyValue, anyValue],
+    required: 0,
+    handler: () => {
+      throw new RpcError(MethodNotFoundError.code, `${method} is not supported: ${reason}`)
+    },
+  })
+
+/**
+ * Mining control and the remaining Anvil/Hardhat test methods, so that
+ * viem's createTestClient works unchanged in both modes.
+ */
+export const miningMethods: MethodDef[] = [
+  ...harnessMethod({
+    anvil: ['evm_setAutomine', 'anvil_setAutomine'],
+    hardhat: ['hardhat_setAutomine'],
+    params: [bool],
+    handler: ({ node }, [enabled]) => {
+      if (enabled) return setMode(node, { type: 'auto' })
+      return node.sealer.mode().type === 'auto' ? setMode(node, { type: 'manual' }) : undefined
+    },
+  }),
+  ...['anvil_getAutomine', 'hardhat_getAutomine'].map((method) =>
+    defineMethod({ method, params: [], handler: ({ node }) => node.sealer.mode().type === 'auto' }),
+  ),
+  // Hardhat's unit: milliseconds (viem's hardhat mode multiplies by 1000).
+  ...harnessMethod({
+    anvil: ['evm_setIntervalMining'],
+    params: [looseUint64],
+    handler: ({ node }, [ms]) => setIntervalMining(node, ms),
+  }),
+  // Anvil's own name takes seconds.
+  ...harnessMethod({
+    anvil: ['anvil_setIntervalMining'],
+    params: [looseUint64],
+    handler: ({ node }, [seconds]) => setIntervalMining(node, seconds * 1000n),
+  }),
+  ...harnessMethod({
+    anvil: ['anvil_mine'],
+    hardhat: ['hardhat_mine'],
+    params: [looseUint64, looseUint64],
+    required: 0,
+    handler: ({ node }, [count = 1n, interval = 0n]) => {
+      if (count > maxMineCount) throw new InvalidParamsError(`cannot mine ${count} blocks at once (at most ${maxMineCount})`)
+      return node.write(async () => {
+        for (let i = 0n; i < count; i++) {
+          // As Anvil: the clock jumps `interval` seconds before each block.
+          if (interval > 0n) {
+            node.clock.increase(interval)
+            node.controls.timeOffset += interval
+            await retimePending(node)
+          }
+          await node.internals.seal()
+        }
+      })
+    },
+  }),
+  defineMethod({
+    method: 'anvil_dropTransaction',
+    params: [hash],
+    handler: async ({ node }, [txHash]) => ((await dropTransactions(node, (tx) => tx.hash === txHash)).length > 0 ? txHash : null),
+  }),
+  defineMethod({
+    method: 'hardhat_dropTransaction',
+    params: [hash],
+    handler: async ({ node }, [txHash]) => (await dropTransactions(node, (tx) => tx.hash === txHash)).length > 0,
+  }),
+  ...harnessMethod({
+    anvil: ['anvil_dropAllTransactions'],
+    hardhat: ['hardhat_dropAllTransactions'],
+    params: [],
+    handler: async ({ node }) => void (await dropTransactions(node, () => true)),
+  }),
+  ...harnessMethod({
+    anvil: ['anvil_removePoolTransactions'],
+    params: [address],
+    handler: async ({ node }, [from]) => void (await dropTransactions(node, (tx) => tx.from.toLowerCase() === from)),
+  }),
+  // Header fields for the blocks to come; the pending block is rebuilt under them at once, keeping its timestamp.
+  ...harnessMethod({
+    anvil: ['evm_setBlockGasLimit'],
+    params: [looseUint64],
+    handler: ({ node }, [gasLimit]) => {
+      if (gasLimit < 21_000n) throw new InvalidParamsError(`block gas limit ${gasLimit} is below 21000`)
+      return node.write(async () => {
+        node.controls.block.gasLimit = gasLimit
+        await node.internals.rebuildPending()
+        return true
+      })
+    },
+  }),
+  ...harnessMethod({
+    anvil: ['anvil_setNextBlockBaseFeePerGas'],
+    hardhat: ['hardhat_setNextBlockBaseFeePerGas'],
+    params: [looseUint],
+    handler: ({ node }, [fee]) => {
+      if (!node.common.isActivatedEIP(1559)) throw new InvalidParamsError('the chain has no base fee (EIP-1559 is not active)')
+      return node.write(async () => {
+        node.controls.block.nextBaseFee = fee
+        await node.internals.rebuildPending()
+      })
+    },
+  }),
+  ...harnessMethod({
+    anvil: ['anvil_setCoinbase'],
+    hardhat: ['hardhat_setCoinbase'],
+    params: [address],
+    handler: ({ node }, [coinbase]) =>
+      node.write(async () => {
+        node.controls.block.coinbase = coinbase
+        await node.internals.rebuildPending()
+      }),
+  }),
+  ...harnessMethod({
+    anvil: ['anvil_setMinGasPrice'],
+    hardhat: ['hardhat_setMinGasPrice'],
+    params: [looseUint],
+    handler: ({ node }) => {
+      // As Anvil: a minimum gas price only means something before London; fees here follow the base fee.
+      throw new InvalidParamsError(
+        node.common.isActivatedEIP(1559)
+          ? 'setMinGasPrice is not supported when EIP-1559 is active'
+          : 'setMinGasPrice is not supported by devnet',
+      )
+    },
+  }),
+  ...harnessMethod({
+    anvil: ['anvil_setLoggingEnabled'],
+    hardhat: ['hardhat_setLoggingEnabled'],
+    params: [bool],
+    handler: ({ node }, [enabled]) => {
+      node.controls.logging = enabled
+    },
+  }),
+  ...harnessMethod({
+    anvil: ['anvil_reset'],
+    hardhat: ['hardhat_reset'],
+    params: [anyValue],
+    required: 0,
+    handler: ({ node }, [options]) => {
+      if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options)))
+        throw new InvalidParamsError('invalid argument 0: want an options object')
+      // viem sends `forking: { blockNumber: null }` for a plain reset; only a URL or a block number asks for a fork.
+      const forking = (options as { forking?: { jsonRpcUrl?: unknown; blockNumber?: unknown } } | undefined)?.forking
+      if (forking && (forking.jsonRpcUrl != null || typeof forking.blockNumber === 'number'))
+        throw new InvalidParamsError('forking is not supported: devnet runs its own chain and never forks a remote one')
+      return node.snapshots.reset()
+    },
+  }),
+  unsupported('anvil_setRpcUrl', 'devnet never forks a remote chain'),
+  unsupported('hardhat_setRpcUrl', 'devnet never forks a remote chain'),
+]

@@ -1,0 +1,3 @@
+import { definePayingTests } from './shared.js'
+
+definePayingTests('b')
