@@ -15,6 +15,7 @@ import { sendMethods } from './methods/send.js'
 import { signMethods } from './methods/sign.js'
 import { snapshotMethods } from './methods/snapshot.js'
 import { stateMethods } from './methods/state.js'
+import { testingMethods } from './methods/testing.js'
 import { tokenMethods } from './methods/token.js'
 import { reorgMethods } from './methods/reorg.js'
 import { httpSubscriptionMethods } from './subscriptions.js'
@@ -39,6 +40,7 @@ export const allMethods: MethodDef[] = [
   ...debugRawMethods,
   ...configMethods,
   ...debugTraceMethods,
+  ...testingMethods,
   ...snapshotMethods,
   ...timeMethods,
   ...cheatMethods,
