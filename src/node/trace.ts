@@ -1,12 +1,16 @@
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { type RunTxResult, runBlock } from '@ethereumjs/vm'
+import { type AfterTxEvent, type RunTxResult, type VM, runBlock } from '@ethereumjs/vm'
 import { type Hex, bytesToHex } from 'viem'
+import { type CallTracerConfig, createCallTracer } from '../evm/callTracer.js'
+import type { CallRequest } from '../evm/execute.js'
 import { type StructLog, type StructLoggerConfig, createStructLogger } from '../evm/structLogger.js'
 import { createVmAt } from '../evm/vm.js'
+import { type CallOptions, runCall } from './call.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import { InvalidInputError } from './errors.js'
+import type { View } from './views.js'
 
 /** geth's struct-logger result of one transaction. */
 export type TxTrace = {
@@ -16,16 +20,38 @@ export type TxTrace = {
   structLogs: StructLog[]
 }
 
+/** Which tracer runs: geth's default struct logger, or its native callTracer. */
+export type TracerSpec =
+  | { kind: 'struct'; config: StructLoggerConfig }
+  | { kind: 'call'; config: CallTracerConfig }
+
+/** A tracer over one VM: collects while attached, and answers for each transaction. */
+type TxTracer = { attach(): void; detach(): void; finish(tx: TypedTransaction, result: RunTxResult): unknown }
+
+function createTracer(vm: VM, spec: TracerSpec): TxTracer {
+  if (spec.kind === 'call') return createCallTracer(vm, spec.config)
+  const logger = createStructLogger(vm, spec.config)
+  return {
+    attach: logger.attach,
+    detach: logger.detach,
+    finish: (_tx, result): TxTrace => ({
+      gas: Number(result.totalGasSpent),
+      failed: result.execResult.exceptionError !== undefined,
+      returnValue: bytesToHex(result.execResult.returnValue),
+      structLogs: logger.take(),
+    }),
+  }
+}
+
 /** Thrown from a VM event to stop the replay once the traced transaction is done. */
 class ReplayDone extends Error {}
 
 /**
- * Replays a sealed block from its parent's state and traces its transactions
- * with the struct logger, as geth's debug_traceBlock* and
- * debug_traceTransaction do: the block's own header (so system calls, base
- * fee, coinbase and BLOCKHASH are the block's), every transaction before the
- * traced ones applied in order. With `only`, the replay stops after that
- * transaction and only it is traced.
+ * Replays a sealed block from its parent's state and traces its transactions,
+ * as geth's debug_traceBlock* and debug_traceTransaction do: the block's own
+ * header (so system calls, base fee, coinbase and BLOCKHASH are the block's),
+ * every transaction before the traced ones applied in order. With `only`, the
+ * replay stops after that transaction and only it is traced.
  *
  * The replay runs on a VM of its own over the shared trie database (nodes
  * are never pruned, so the parent's root is always readable); nothing it does
@@ -36,33 +62,24 @@ class ReplayDone extends Error {}
 export async function traceBlock(
   args: { common: Common; state: MerkleStateManager; chain: ChainReader },
   block: StoredBlock,
-  config: StructLoggerConfig,
+  spec: TracerSpec,
   only?: number | undefined,
-): Promise<{ txHash: Hex; result: TxTrace }[]> {
+): Promise<{ txHash: Hex; result: unknown }[]> {
   if (block.number === 0n) throw new InvalidInputError('genesis is not traceable')
   const parent = args.chain.blockByNumber(block.number - 1n)!
   const vm = await createVmAt(args.common, args.state, parent.stateRoot, args.chain)
-  const logger = createStructLogger(vm, config)
-  const traces: { txHash: Hex; result: TxTrace }[] = []
+  const tracer = createTracer(vm, spec)
+  const traces: { txHash: Hex; result: unknown }[] = []
   let index = -1
-  vm.events.on('beforeTx', (_tx: TypedTransaction) => {
+  vm.events.on('beforeTx', () => {
     index++
     if (only !== undefined && index > only) throw new ReplayDone()
-    if (only === undefined || index === only) logger.attach()
+    if (only === undefined || index === only) tracer.attach()
   })
-  vm.events.on('afterTx', (result: RunTxResult & { transaction?: TypedTransaction }) => {
+  vm.events.on('afterTx', (event: AfterTxEvent) => {
     if (only !== undefined && index !== only) return
-    logger.detach()
-    const exception = result.execResult.exceptionError
-    traces.push({
-      txHash: block.txs[index]!.hash,
-      result: {
-        gas: Number(result.totalGasSpent),
-        failed: exception !== undefined,
-        returnValue: bytesToHex(result.execResult.returnValue),
-        structLogs: logger.take(),
-      },
-    })
+    tracer.detach()
+    traces.push({ txHash: block.txs[index]!.hash, result: tracer.finish(event.transaction, event) })
   })
   try {
     await runBlock(vm, {
@@ -78,4 +95,33 @@ export async function traceBlock(
     if (!(error instanceof ReplayDone)) throw error
   }
   return traces
+}
+
+/**
+ * Traces a call as eth_call would run it at `view` (debug_traceCall): same
+ * defaults, overrides and gas cap; nothing is committed.
+ */
+export async function traceCall(
+  args: { common: Common; withVm<T>(view: View, fn: (vm: VM) => Promise<T>): Promise<T> },
+  view: View,
+  request: CallRequest,
+  options: CallOptions,
+  spec: TracerSpec,
+): Promise<unknown> {
+  return args.withVm(view, async (vm) => {
+    const tracer = createTracer(vm, spec)
+    let traced: unknown
+    const onAfterTx = (event: AfterTxEvent) => {
+      traced = tracer.finish(event.transaction, event)
+    }
+    vm.events.on('afterTx', onAfterTx)
+    tracer.attach()
+    try {
+      await runCall(args.common, vm, view, request, options)
+    } finally {
+      tracer.detach()
+      vm.events.off('afterTx', onAfterTx)
+    }
+    return traced
+  })
 }

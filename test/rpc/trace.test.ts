@@ -71,7 +71,7 @@ describe('debug_traceTransaction', () => {
 
   test('unknown, pre-confirmed and unsupported tracers', async () => {
     await expect(request('debug_traceTransaction', [`0x${'12'.repeat(32)}`])).rejects.toMatchObject({ code: -32000, message: 'transaction not found' })
-    await expect(request('debug_traceTransaction', [hashes[0], { tracer: 'callTracer' }])).rejects.toMatchObject({ code: -32602 })
+    await expect(request('debug_traceTransaction', [hashes[0], { tracer: 'prestateTracer' }])).rejects.toMatchObject({ code: -32602 })
     await expect(request('debug_traceTransaction', [hashes[0], { enableMemory: 'yes' }])).rejects.toMatchObject({ code: -32602 })
   })
 })
@@ -86,5 +86,51 @@ describe('debug_traceBlockByNumber / ByHash', () => {
     expect(byNumber[1].result).toEqual(await request('debug_traceTransaction', [hashes[1]]))
     await expect(request('debug_traceBlockByNumber', ['0x0'])).rejects.toMatchObject({ message: 'genesis is not traceable' })
     await expect(request('debug_traceBlockByNumber', ['pending'])).rejects.toMatchObject({ code: -32000 })
+  })
+})
+
+describe('callTracer', () => {
+  test('a transaction: the root frame with the receipt gas; a revert with geth\'s error and reason', async () => {
+    const ok = await request('debug_traceTransaction', [hashes[0], { tracer: 'callTracer' }])
+    const receipt = await request('eth_getTransactionReceipt', [hashes[0]])
+    expect(ok).toMatchObject({
+      type: 'CALL',
+      from: devnet.accounts[0]!.address.toLowerCase(),
+      to: devnet.token.address.toLowerCase(),
+      value: '0x0',
+      gas: '0x30d40',
+      gasUsed: receipt.gasUsed,
+    })
+    expect(BigInt(ok.output)).toBe(1n)
+    const reverted = await request('debug_traceTransaction', [hashes[1], { tracer: 'callTracer' }])
+    expect(reverted.error).toBe('execution reverted')
+    expect(reverted.revertReason).toMatch(/exceeds balance/)
+  })
+})
+
+describe('debug_traceCall', () => {
+  // A contract that STATICCALLs the token's name() and logs the selector it sent.
+  const caller = `0x${'c0de'.repeat(10)}`
+  const code = () =>
+    `0x6306fdde0360e01b600052${'6000600060046000'}73${devnet.token.address.slice(2).toLowerCase()}5afa5060046000a000`
+  test('the call tree of a call with a state override: STATICCALL, output, logs with position', async () => {
+    const stateOverrides = { [caller]: { code: code() } }
+    const trace = await request('debug_traceCall', [{ from: devnet.accounts[3]!.address, to: caller }, 'latest', { tracer: 'callTracer', tracerConfig: { withLog: true }, stateOverrides }])
+    expect(trace).toMatchObject({ type: 'CALL', to: caller, input: '0x' })
+    expect(trace.calls).toHaveLength(1)
+    expect(trace.calls[0]).toMatchObject({ type: 'STATICCALL', from: caller, to: devnet.token.address.toLowerCase(), input: '0x06fdde03' })
+    expect(trace.calls[0].value).toBeUndefined()
+    expect(trace.calls[0].output).toContain(Buffer.from('USD Coin').toString('hex'))
+    expect(trace.logs).toEqual([{ address: caller, topics: [], data: '0x06fdde03', position: '0x1' }])
+    const top = await request('debug_traceCall', [{ from: devnet.accounts[3]!.address, to: caller }, 'latest', { tracer: 'callTracer', tracerConfig: { onlyTopCall: true }, stateOverrides }])
+    expect(top.calls).toBeUndefined()
+  })
+
+  test('the struct logger by default, on pending too', async () => {
+    const data = '0x06fdde03'
+    const trace = await request('debug_traceCall', [{ to: devnet.token.address, data }, 'pending'])
+    expect(trace.failed).toBe(false)
+    expect(trace.structLogs.length).toBeGreaterThan(10)
+    expect(trace.returnValue).toBe(await request('eth_call', [{ to: devnet.token.address, data }, 'pending']))
   })
 })

@@ -1,22 +1,24 @@
-import type { StructLoggerConfig } from '../../evm/structLogger.js'
+import type { BlockOverrides, StateOverrides } from '../../node/call.js'
 import type { StoredBlock } from '../../node/chain.js'
 import { InvalidInputError } from '../../node/errors.js'
 import type { Node } from '../../node/node.js'
-import { traceBlock } from '../../node/trace.js'
-import { ArgError, blockId, hash } from '../codecs.js'
+import { type TracerSpec, traceBlock, traceCall } from '../../node/trace.js'
+import { ArgError, blockId, callRequest, hash } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
+import { blockOverrides, stateOverrides } from './call.js'
 
 /**
- * The struct logger tracing methods of geth: debug_traceTransaction,
- * debug_traceBlockByNumber, debug_traceBlockByHash. Each replays the sealed
- * block from its parent's state (see node/trace.ts) and returns, per
- * transaction, `{gas, failed, returnValue, structLogs}`; the block methods
- * wrap each as `{txHash, result}`.
+ * geth's tracing methods: debug_traceTransaction, debug_traceBlockByNumber,
+ * debug_traceBlockByHash (the sealed block replayed from its parent's state,
+ * see node/trace.ts) and debug_traceCall (a call as eth_call runs it, with
+ * its state and block overrides). The block methods wrap each transaction's
+ * result as `{txHash, result}`.
  *
- * Only the default (struct) logger is served: a named JS or native tracer
- * (`callTracer`, `prestateTracer`, …) is refused with -32602 rather than
- * silently answered with struct logs. Pre-confirmed transactions are not
- * traceable until sealed, as geth does not trace pending ones.
+ * Two tracers: the default struct logger (`{gas, failed, returnValue,
+ * structLogs}`) and `callTracer` (the call tree; `tracerConfig.onlyTopCall`,
+ * `withLog`). Any other named tracer is refused with -32602 rather than
+ * answered in another shape. Pre-confirmed transactions are not traceable
+ * until sealed, as geth does not trace pending ones.
  *
  * @example
  * ```json
@@ -26,6 +28,20 @@ import { type MethodDef, defineMethod } from '../defineMethod.js'
  * ```
  */
 export const debugTraceMethods: MethodDef[] = [
+  defineMethod({
+    method: 'debug_traceCall',
+    params: [callRequest, blockId, traceCallConfig],
+    required: 1,
+    handler: async ({ node }, [request, id, config]) => {
+      const view = node.views.resolve(id ?? { tag: 'latest' })
+      const options = {
+        stateOverrides: config?.stateOverrides,
+        blockOverrides: config?.blockOverrides,
+        gasCap: node.config.rpcGasCap,
+      }
+      return traceCall({ common: node.common, withVm: node.views.withVm }, view, request, options, config?.spec ?? defaultTracer)
+    },
+  }),
   defineMethod({
     method: 'debug_traceTransaction',
     params: [hash, traceConfig],
@@ -60,9 +76,9 @@ export const debugTraceMethods: MethodDef[] = [
   }),
 ]
 
-function replay(node: Node, block: StoredBlock, config: StructLoggerConfig | undefined, only?: number) {
+function replay(node: Node, block: StoredBlock, spec: TracerSpec | undefined, only?: number) {
   const args = { common: node.common, state: node.internals.state, chain: node.chain }
-  return traceBlock(args, block, config ?? defaultTraceConfig, only)
+  return traceBlock(args, block, spec ?? defaultTracer, only)
 }
 
 /** A block number or tag for debug_traceBlockByNumber (no EIP-1898 object, as geth). */
@@ -74,34 +90,53 @@ function blockNumber(value: unknown) {
 }
 
 /**
- * The tracer config: geth's `TraceConfig` with the struct logger's switches.
- * `timeout` and `reexec` are accepted and ignored (a replay is never
- * abandoned: devnet keeps every state).
+ * The tracer config: geth's `TraceConfig`. No `tracer` (or `""`) is the
+ * struct logger with its switches; `callTracer` takes `tracerConfig`
+ * `{onlyTopCall, withLog}`. `timeout` and `reexec` are accepted and ignored
+ * (a replay is never abandoned: devnet keeps every state).
  */
-function traceConfig(value: unknown): StructLoggerConfig {
+function traceConfig(value: unknown): TracerSpec {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new ArgError('cannot unmarshal non-object into Go value of type tracers.TraceConfig')
   const o = value as Record<string, unknown>
-  if (o.tracer !== undefined && o.tracer !== null && o.tracer !== '')
-    throw new ArgError(`tracer ${JSON.stringify(o.tracer)} is not supported; only the default struct logger is`)
-  const flag = (name: string) => {
-    const v = o[name]
+  const flag = (from: Record<string, unknown>, name: string) => {
+    const v = from[name]
     if (v === undefined || v === null) return false
     if (typeof v !== 'boolean') throw new ArgError(`${name}: cannot unmarshal ${typeof v} into Go value of type bool`)
     return v
   }
+  if (o.tracer === 'callTracer') {
+    const c = o.tracerConfig ?? {}
+    if (typeof c !== 'object' || c === null || Array.isArray(c)) throw new ArgError('tracerConfig: expected an object')
+    const tc = c as Record<string, unknown>
+    return { kind: 'call', config: { onlyTopCall: flag(tc, 'onlyTopCall'), withLog: flag(tc, 'withLog') } }
+  }
+  if (o.tracer !== undefined && o.tracer !== null && o.tracer !== '')
+    throw new ArgError(`tracer ${JSON.stringify(o.tracer)} is not supported; use the default struct logger or "callTracer"`)
   return {
-    disableStack: flag('disableStack'),
-    disableStorage: flag('disableStorage'),
-    enableMemory: flag('enableMemory'),
-    enableReturnData: flag('enableReturnData'),
+    kind: 'struct',
+    config: {
+      disableStack: flag(o, 'disableStack'),
+      disableStorage: flag(o, 'disableStorage'),
+      enableMemory: flag(o, 'enableMemory'),
+      enableReturnData: flag(o, 'enableReturnData'),
+    },
   }
 }
 
-/** Default when no config is sent: stack and storage on, memory and return data off, as geth. */
-export const defaultTraceConfig: StructLoggerConfig = {
-  disableStack: false,
-  disableStorage: false,
-  enableMemory: false,
-  enableReturnData: false,
+/** debug_traceCall's config: a TraceConfig plus eth_call's state and block overrides. */
+function traceCallConfig(value: unknown): { spec: TracerSpec; stateOverrides?: StateOverrides | undefined; blockOverrides?: BlockOverrides | undefined } {
+  const spec = traceConfig(value)
+  const o = value as Record<string, unknown>
+  return {
+    spec,
+    stateOverrides: o.stateOverrides == null ? undefined : stateOverrides(o.stateOverrides),
+    blockOverrides: o.blockOverrides == null ? undefined : blockOverrides(o.blockOverrides),
+  }
+}
+
+/** Default when no config is sent: the struct logger with stack and storage, no memory or return data, as geth. */
+export const defaultTracer: TracerSpec = {
+  kind: 'struct',
+  config: { disableStack: false, disableStorage: false, enableMemory: false, enableReturnData: false },
 }
