@@ -4,11 +4,12 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import { type AfterTxEvent, type RunTxResult, type VM, runBlock } from '@ethereumjs/vm'
 import { type Hex, bytesToHex } from 'viem'
 import { type CallTracerConfig, createCallTracer } from '../evm/callTracer.js'
-import type { CallRequest } from '../evm/execute.js'
+import { type CallRequest, blockFromEnv } from '../evm/execute.js'
 import { type StructLog, type StructLoggerConfig, createStructLogger } from '../evm/structLogger.js'
 import { createVmAt } from '../evm/vm.js'
 import { type CallOptions, runCall } from './call.js'
 import type { ChainReader, StoredBlock } from './chain.js'
+import type { PreconfSnapshot } from './preconf.js'
 import { InvalidInputError } from './errors.js'
 import type { View } from './views.js'
 
@@ -95,6 +96,22 @@ export async function traceBlock(
     if (!(error instanceof ReplayDone)) throw error
   }
   return traces
+}
+
+/**
+ * The pre-confirmed block as a block to replay: its env and transactions on
+ * the head, so pre-confirmed transactions can be traced before they are
+ * sealed (with the same outcome: sealing runs them no further).
+ */
+export function pendingAsBlock(common: Common, snapshot: PreconfSnapshot): StoredBlock {
+  return {
+    block: blockFromEnv(common, snapshot.env, snapshot.txs.map((t) => t.tx)),
+    txs: [...snapshot.txs],
+    number: snapshot.number,
+    hash: `0x${'00'.repeat(32)}`,
+    logOffsets: [],
+    stateRoot: snapshot.root,
+  }
 }
 
 /**

@@ -85,7 +85,7 @@ describe('debug_traceBlockByNumber / ByHash', () => {
     expect(byHash).toEqual(byNumber)
     expect(byNumber[1].result).toEqual(await request('debug_traceTransaction', [hashes[1]]))
     await expect(request('debug_traceBlockByNumber', ['0x0'])).rejects.toMatchObject({ message: 'genesis is not traceable' })
-    await expect(request('debug_traceBlockByNumber', ['pending'])).rejects.toMatchObject({ code: -32000 })
+    await expect(request('debug_traceBlockByNumber', ['0x99'])).rejects.toMatchObject({ code: -32000 })
   })
 })
 
@@ -132,5 +132,26 @@ describe('debug_traceCall', () => {
     expect(trace.failed).toBe(false)
     expect(trace.structLogs.length).toBeGreaterThan(10)
     expect(trace.returnValue).toBe(await request('eth_call', [{ to: devnet.token.address, data }, 'pending']))
+  })
+})
+
+describe('pre-confirmed transactions', () => {
+  test('are traced before the seal, exactly as after it', async () => {
+    const signer = privateKeyToAccount(devnet.accounts[4]!.privateKey)
+    const raw = await signer.signTransaction({
+      chainId: devnet.chain.id, type: 'eip1559', to: devnet.token.address, nonce: 0, gas: 200_000n,
+      maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: parseGwei('1'),
+      data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [devnet.accounts[5]!.address, 7n] }),
+    })
+    const hash = await request('eth_sendRawTransaction', [raw])
+    await expect(request('debug_traceTransaction', [hash])).rejects.toMatchObject({ message: 'transaction not found' })
+    await devnet.preconfirm()
+    const before = await request('debug_traceTransaction', [hash])
+    const beforeCalls = await request('debug_traceTransaction', [hash, { tracer: 'callTracer' }])
+    expect(before.failed).toBe(false)
+    expect((await request('debug_traceBlockByNumber', ['pending'])).map((t: { txHash: string }) => t.txHash)).toEqual([hash])
+    await devnet.seal()
+    expect(await request('debug_traceTransaction', [hash])).toEqual(before)
+    expect(await request('debug_traceTransaction', [hash, { tracer: 'callTracer' }])).toEqual(beforeCalls)
   })
 })

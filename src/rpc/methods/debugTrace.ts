@@ -2,7 +2,7 @@ import type { BlockOverrides, StateOverrides } from '../../node/call.js'
 import type { StoredBlock } from '../../node/chain.js'
 import { InvalidInputError } from '../../node/errors.js'
 import type { Node } from '../../node/node.js'
-import { type TracerSpec, traceBlock, traceCall } from '../../node/trace.js'
+import { type TracerSpec, pendingAsBlock, traceBlock, traceCall } from '../../node/trace.js'
 import { ArgError, blockId, callRequest, hash } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { blockOverrides, stateOverrides } from './call.js'
@@ -17,8 +17,10 @@ import { blockOverrides, stateOverrides } from './call.js'
  * Two tracers: the default struct logger (`{gas, failed, returnValue,
  * structLogs}`) and `callTracer` (the call tree; `tracerConfig.onlyTopCall`,
  * `withLog`). Any other named tracer is refused with -32602 rather than
- * answered in another shape. Pre-confirmed transactions are not traceable
- * until sealed, as geth does not trace pending ones.
+ * answered in another shape. Pre-confirmed transactions are traced too (the
+ * pending block replayed on the head), which geth, having no such layer,
+ * does not offer: debug_traceTransaction finds them by hash and
+ * debug_traceBlockByNumber takes `pending`.
  *
  * @example
  * ```json
@@ -48,9 +50,11 @@ export const debugTraceMethods: MethodDef[] = [
     required: 1,
     handler: async ({ node }, [txHash, config]) => {
       const at = node.chain.txLocation(txHash)
-      if (!at) throw new InvalidInputError('transaction not found')
-      const [trace] = await replay(node, at.block, config, at.index)
-      return trace!.result
+      if (at) return (await replay(node, at.block, config, at.index))[0]!.result
+      const snapshot = node.pending()
+      const index = snapshot.txs.findIndex((t) => t.hash === txHash)
+      if (index < 0) throw new InvalidInputError('transaction not found')
+      return (await replay(node, pendingAsBlock(node.common, snapshot), config, index))[0]!.result
     },
   }),
   defineMethod({
@@ -58,10 +62,10 @@ export const debugTraceMethods: MethodDef[] = [
     params: [blockNumber, traceConfig],
     required: 1,
     handler: async ({ node }, [number, config]) => {
-      const view = number === 'pending' ? undefined : node.views.resolve(number)
-      const block = view?.kind === 'sealed' ? view.block : undefined
-      if (!block) throw new InvalidInputError('tracing the pending block is not supported; seal it first')
-      return replay(node, block, config)
+      if (number === 'pending') return replay(node, pendingAsBlock(node.common, node.pending()), config)
+      const view = node.views.resolve(number)
+      if (view.kind !== 'sealed') throw new InvalidInputError('header not found')
+      return replay(node, view.block, config)
     },
   }),
   defineMethod({
