@@ -1,7 +1,6 @@
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import {
-  NetworkWrapperType,
   TransactionType,
   type TypedTransaction,
   createBlob4844TxFromBytesArray,
@@ -24,13 +23,12 @@ import {
  */
 export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
   if (raw[0] === TransactionType.BlobEIP4844 && isNetworkWrapper(raw)) {
-    const wrapped = createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
-    // Osaka (EIP-7594) takes cell proofs only, earlier forks blob proofs only, as the block builder checks.
-    const cellProofs = common.isActivatedEIP(7594)
-    if (cellProofs && wrapped.networkWrapperVersion !== NetworkWrapperType.EIP7594)
-      throw new Error('blob sidecar with blob proofs (version 0) after Osaka; send cell proofs (version 1)')
-    if (!cellProofs && wrapped.networkWrapperVersion === NetworkWrapperType.EIP7594)
-      throw new Error('blob sidecar with cell proofs (version 1) before Osaka')
+    // Either sidecar version is taken on any fork, as geth does: after Osaka it
+    // converts blob proofs (version 0, what viem and ethers send) to cell proofs
+    // in eth_sendRawTransaction, and it sends cell proofs (version 1) before
+    // Osaka too. The sidecar is only verified here, never kept, so no
+    // conversion is needed.
+    createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
     const [txValues] = RLP.decode(raw.subarray(1)) as unknown as [Uint8Array[]]
     return createBlob4844TxFromBytesArray(txValues as never, { common })
   }

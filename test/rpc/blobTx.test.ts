@@ -75,14 +75,15 @@ describe('blob transactions on the dev chain', () => {
     await expect(request('eth_sendRawTransaction', [bytesToHex(tampered)])).rejects.toMatchObject({ code: -32602 })
     expect(await request('eth_sendRawTransaction', [bytesToHex(wrapper)])).toBe(bytesToHex(tx.hash()))
   })
-  test('after Osaka a sidecar with blob proofs (version 0) is refused, as geth refuses it', async () => {
+  test('after Osaka a sidecar with blob proofs (version 0) is still taken, as geth converts it', async () => {
     const osaka = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true, hardfork: 'osaka' })
     try {
-      const raw = bytesToHex(blobTx(0n).serializeNetworkWrapper())
-      await expect(osaka.request({ method: 'eth_sendRawTransaction', params: [raw] } as never)).rejects.toMatchObject({
-        code: -32602,
-        message: expect.stringContaining('version 0'),
-      })
+      const tx = blobTx(0n)
+      const hash = await osaka.request({ method: 'eth_sendRawTransaction', params: [bytesToHex(tx.serializeNetworkWrapper())] } as never)
+      expect(hash).toBe(bytesToHex(tx.hash()))
+      await osaka.preconfirm()
+      const receipt = (await osaka.request({ method: 'eth_getTransactionReceipt', params: [hash] } as never)) as { status: string }
+      expect(receipt.status).toBe('0x1')
     } finally {
       await osaka.close()
     }
