@@ -50,8 +50,8 @@ export type BlockEnv = {
 
 const zero32 = `0x${'00'.repeat(32)}` as Hex
 
-/** A block object carrying `env`, for runTx and the EVM's block context. */
-export function blockFromEnv(common: Common, env: BlockEnv): Block {
+/** A block object carrying `env` (and `transactions`, for a replay), for runTx and the EVM's block context. */
+export function blockFromEnv(common: Common, env: BlockEnv, transactions: TypedTransaction[] = []): Block {
   const header: Record<string, unknown> = {
     number: env.number,
     timestamp: env.timestamp,
@@ -69,7 +69,7 @@ export function blockFromEnv(common: Common, env: BlockEnv): Block {
   if (common.isActivatedEIP(4788))
     header.parentBeaconBlockRoot = hexToBytes(env.parentBeaconBlockRoot ?? zero32)
   return createBlock(
-    { header },
+    { header, transactions },
     { common, setHardfork: false, skipConsensusFormatValidation: true, freeze: false },
   )
 }

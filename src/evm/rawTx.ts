@@ -23,6 +23,11 @@ import {
  */
 export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
   if (raw[0] === TransactionType.BlobEIP4844 && isNetworkWrapper(raw)) {
+    // Either sidecar version is taken on any fork, as geth does: after Osaka it
+    // converts blob proofs (version 0, what viem and ethers send) to cell proofs
+    // in eth_sendRawTransaction, and it sends cell proofs (version 1) before
+    // Osaka too. The sidecar is only verified here, never kept, so no
+    // conversion is needed.
     createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
     const [txValues] = RLP.decode(raw.subarray(1)) as unknown as [Uint8Array[]]
     return createBlob4844TxFromBytesArray(txValues as never, { common })

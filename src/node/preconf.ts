@@ -219,12 +219,14 @@ export function createPreconf(args: {
    * builder numbers access-list entries by that list's length: left alone.)
    */
   async function addTransaction(tx: TypedTransaction): Promise<RunTxResult> {
-    if (common.isActivatedEIP(7928)) return builder.addTransaction(tx, { skipHardForkValidation: true })
+    // allowNoBlobs: the pool keeps blob txs bare; their sidecars were verified on admission (evm/rawTx.ts)
+    const options = { skipHardForkValidation: true, allowNoBlobs: true }
+    if (common.isActivatedEIP(7928)) return builder.addTransaction(tx, options)
     const b = builder as unknown as { transactions: TypedTransaction[] }
     const added = b.transactions
     b.transactions = []
     try {
-      return await builder.addTransaction(tx, { skipHardForkValidation: true })
+      return await builder.addTransaction(tx, options)
     } finally {
       added.push(...b.transactions)
       b.transactions = added

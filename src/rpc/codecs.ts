@@ -55,8 +55,10 @@ export const storageKey = (value: unknown): Hex => {
   if (typeof value !== 'string') return fail(`cannot unmarshal ${describe(value)} into Go value of type string`)
   let digits = value.startsWith('0x') || value.startsWith('0X') ? value.slice(2) : value
   if (digits.length % 2 === 1) digits = `0${digits}`
-  if (!/^[0-9a-fA-F]*$/.test(digits)) return fail(`invalid hex in storage key: ${JSON.stringify(value)}`)
-  if (digits.length > 64) return fail(`storage key too long (want at most 32 bytes): ${JSON.stringify(value)}`)
+  // geth words these without the "invalid argument N:" prefix
+  if (!/^[0-9a-fA-F]*$/.test(digits)) throw new InvalidParamsError(`invalid hex in storage key: ${JSON.stringify(value)}`)
+  if (digits.length > 64)
+    throw new InvalidParamsError(`storage key too long (want at most 32 bytes): ${JSON.stringify(value)}`)
   return `0x${digits.toLowerCase().padStart(64, '0')}` as Hex
 }
 

@@ -5,6 +5,7 @@ import { cheatMethods } from './methods/cheats.js'
 import { chainMethods } from './methods/chain.js'
 import { configMethods } from './methods/config.js'
 import { debugRawMethods } from './methods/debugRaw.js'
+import { debugTraceMethods } from './methods/debugTrace.js'
 import { devnetMethods, txpoolMethods } from './methods/devnet.js'
 import { filterMethods } from './methods/filters.js'
 import { fixtureMethods } from './methods/fixture.js'
@@ -16,6 +17,7 @@ import { signMethods } from './methods/sign.js'
 import { snapshotMethods } from './methods/snapshot.js'
 import { simulateMethods } from './methods/simulate.js'
 import { stateMethods } from './methods/state.js'
+import { testingMethods } from './methods/testing.js'
 import { tokenMethods } from './methods/token.js'
 import { reorgMethods } from './methods/reorg.js'
 import { httpSubscriptionMethods } from './subscriptions.js'
@@ -40,6 +42,8 @@ export const allMethods: MethodDef[] = [
   ...proofMethods,
   ...debugRawMethods,
   ...configMethods,
+  ...debugTraceMethods,
+  ...testingMethods,
   ...snapshotMethods,
   ...timeMethods,
   ...cheatMethods,

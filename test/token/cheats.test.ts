@@ -1,5 +1,9 @@
 import { type Address, type Hex, BaseError, ContractFunctionRevertedError, parseGwei } from 'viem'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { createDevnet } from '../../src/index.js'
 import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
 import { account, startTestDevnet } from '../utils.js'
 
@@ -162,5 +166,29 @@ describe('bad arguments', () => {
   ])('%s %j → -32602', async (method, params) => {
     const response = await t.rpc(method, params)
     expect(response.error?.code).toBe(-32602)
+  })
+})
+
+describe('a chain without the token', () => {
+  test('an imported geth genesis has no token to write into: -32000, nothing changes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-token-'))
+    const genesis = join(dir, 'genesis.json')
+    const forks = ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul', 'berlin', 'london']
+    writeFileSync(genesis, JSON.stringify({
+      config: { chainId: 1337, ...Object.fromEntries(forks.map((f) => [`${f}Block`, 0])), terminalTotalDifficulty: 0, shanghaiTime: 0, cancunTime: 0,
+        blobSchedule: { cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 } } },
+      gasLimit: '0x1c9c380', difficulty: '0x0', alloc: {},
+    }))
+    const imported = await createDevnet({ genesis, mining: 'manual', clock: 'virtual', quiet: true })
+    try {
+      const before = await imported.request({ method: 'eth_getBlockByNumber', params: ['latest', false] } as never)
+      await expect(imported.request({ method: 'devnet_setTokenPaused', params: [true] } as never)).rejects.toMatchObject({
+        code: -32000,
+        message: expect.stringContaining('no payment token deployed'),
+      })
+      expect(await imported.request({ method: 'eth_getBlockByNumber', params: ['latest', false] } as never)).toEqual(before)
+    } finally {
+      await imported.close()
+    }
   })
 })
