@@ -3,6 +3,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import { type Hex, decodeErrorResult, getContractAddress } from 'viem'
+import { evmListeners } from './evmListeners.js'
 
 /** geth's callTracer options. */
 export type CallTracerConfig = { onlyTopCall: boolean; withLog: boolean }
@@ -106,16 +107,7 @@ export function createCallTracer(vm: VM, config: CallTracerConfig) {
   }
 
   return {
-    attach() {
-      vm.evm.events!.on('step', onStep as never)
-      vm.evm.events!.on('beforeMessage', onBeforeMessage as never)
-      vm.evm.events!.on('afterMessage', onAfterMessage as never)
-    },
-    detach() {
-      vm.evm.events!.off('step', onStep as never)
-      vm.evm.events!.off('beforeMessage', onBeforeMessage as never)
-      vm.evm.events!.off('afterMessage', onAfterMessage as never)
-    },
+    ...evmListeners(vm, { step: onStep, beforeMessage: onBeforeMessage, afterMessage: onAfterMessage }),
     /**
      * The root frame of the transaction that just ran, with geth's top-level
      * numbers: the transaction's gas limit and the gas the receipt charges.

@@ -2,6 +2,7 @@ import type { ExecResult, InterpreterStep } from '@ethereumjs/evm'
 import { bytesToHex, createAddressFromString, setLengthLeft } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import type { Hex } from 'viem'
+import { evmListeners } from './evmListeners.js'
 
 /** geth's struct logger switches (debug_trace* `config`). */
 export type StructLoggerConfig = {
@@ -160,16 +161,7 @@ export function createStructLogger(vm: VM, config: StructLoggerConfig) {
   }
 
   return {
-    attach() {
-      vm.evm.events!.on('step', onStep as never)
-      vm.evm.events!.on('beforeMessage', onBeforeMessage as never)
-      vm.evm.events!.on('afterMessage', onAfterMessage as never)
-    },
-    detach() {
-      vm.evm.events!.off('step', onStep as never)
-      vm.evm.events!.off('beforeMessage', onBeforeMessage as never)
-      vm.evm.events!.off('afterMessage', onAfterMessage as never)
-    },
+    ...evmListeners(vm, { step: onStep, beforeMessage: onBeforeMessage, afterMessage: onAfterMessage }),
     /** The logs since the last take; resets for the next transaction. */
     take(): StructLog[] {
       const out = logs

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Hex } from 'viem'
 import type { ChainReader, StoredBlock } from './chain.js'
 import type { Events } from './events.js'
-import { type IndexedLog, type LogQuery, logMatches } from './logIndex.js'
+import { type IndexedLog, type LogQuery, logMatches, logsOf } from './logIndex.js'
 
 /** A log change: a log of a new block, or of a block that left the chain (`removed`). */
 export type LogChange = { log: IndexedLog; removed: boolean }
@@ -127,28 +127,6 @@ export function createFilterStore(args: { events: Events; chain: ChainReader; no
       timer = undefined
     },
   }
-}
-
-/** The logs of a block that is no longer in the chain's index, shaped as the index shapes them. */
-export function logsOf(block: StoredBlock): IndexedLog[] {
-  const out: IndexedLog[] = []
-  const timestamp = block.block.header.timestamp
-  block.txs.forEach((tx, txIndex) => {
-    tx.logs.forEach((log, i) => {
-      out.push({
-        address: log.address.toLowerCase() as Hex,
-        topics: log.topics.map((t) => t.toLowerCase() as Hex),
-        data: log.data,
-        blockNumber: block.number,
-        blockHash: block.hash,
-        blockTimestamp: timestamp,
-        txHash: tx.hash,
-        txIndex,
-        logIndex: block.logOffsets[txIndex]! + i,
-      })
-    })
-  })
-  return out
 }
 
 export type FilterStore = ReturnType<typeof createFilterStore>

@@ -76,6 +76,28 @@ function lowerBound(list: readonly number[], value: number) {
   return lo
 }
 
+/** A block's logs as the index keeps them (also for blocks no longer in the chain: removed logs). */
+export function logsOf(block: StoredBlock): IndexedLog[] {
+  const out: IndexedLog[] = []
+  const timestamp = block.block.header.timestamp
+  block.txs.forEach((tx, txIndex) => {
+    tx.logs.forEach((log, i) => {
+      out.push({
+        address: log.address.toLowerCase() as Hex,
+        topics: log.topics.map((t) => t.toLowerCase() as Hex),
+        data: log.data,
+        blockNumber: block.number,
+        blockHash: block.hash,
+        blockTimestamp: timestamp,
+        txHash: tx.hash,
+        txIndex,
+        logIndex: block.logOffsets[txIndex]! + i,
+      })
+    })
+  })
+  return out
+}
+
 /**
  * Logs of the sealed chain, indexed by address and by topic at each position.
  * Every log has a position in chain order; each key maps to the ascending
@@ -128,29 +150,14 @@ export function createLogIndex() {
     append(block: StoredBlock) {
       if (BigInt(blockStart.length - 1) !== block.number)
         throw new Error(`log index: block ${block.number} does not follow ${blockStart.length - 2}`)
-      const timestamp = block.block.header.timestamp
-      block.txs.forEach((tx, txIndex) => {
-        tx.logs.forEach((log, i) => {
-          const position = logs.length
-          const address = log.address.toLowerCase() as Hex
-          const topics = log.topics.map((t) => t.toLowerCase() as Hex)
-          logs.push({
-            address,
-            topics,
-            data: log.data,
-            blockNumber: block.number,
-            blockHash: block.hash,
-            blockTimestamp: timestamp,
-            txHash: tx.hash,
-            txIndex,
-            logIndex: block.logOffsets[txIndex]! + i,
-          })
-          push(byAddress, address, position)
-          topics.forEach((topic, j) => {
-            if (j < 4) push(byTopic[j]!, topic, position)
-          })
+      for (const log of logsOf(block)) {
+        const position = logs.length
+        logs.push(log)
+        push(byAddress, log.address, position)
+        log.topics.forEach((topic, j) => {
+          if (j < 4) push(byTopic[j]!, topic, position)
         })
-      })
+      }
       blockStart.push(logs.length)
     },
     /** Drops every block above `number`. */

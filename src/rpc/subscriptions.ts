@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Hex } from 'viem'
-import { logsOf } from '../node/filters.js'
-import { type LogQuery, logMatches } from '../node/logIndex.js'
+import { type LogQuery, logMatches, logsOf } from '../node/logIndex.js'
 import type { Node } from '../node/node.js'
 import type { PreconfSnapshot } from '../node/preconf.js'
 import { ArgError, bool } from './codecs.js'
