@@ -224,6 +224,15 @@ async function main() {
   if (harness && !ready) console.error(`bench: the peer harness needs its packages in ${peersDir}: run \`bash ${join(harnessDir, 'setup.sh')}\` once. Falling back to in-process figures.`)
   if (harness && ready && !process.argv.includes('--in-process')) await withHarness(quick)
   else await inProcess(quick)
+  // Test-harness latencies (snapshot, revert, state dump and load after a long chain) beside Anvil's, unless steps were picked.
+  if (!option('--only') && !process.argv.includes('--in-process')) {
+    ensureBuilt()
+    console.log(`\ntest-harness operations (bench/testOps.ts; Anvil from ${peersDir} when installed):`)
+    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'testOps.ts'), '--blocks', quick ? '500' : '10000', '--samples', quick ? '20' : '100'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, PEERS_DIR: peersDir },
+    })
+  }
 }
 
 main().then(() => process.exit(0))
