@@ -2,7 +2,9 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { type VM, createVM } from '@ethereumjs/vm'
+import './jumpdestCache.js'
 import './statePatches.js'
+import './trieReadMemo.js'
 
 /** Where BLOCKHASH looks up earlier blocks: the node's chain, or a simulation's. */
 export type BlockSource = {
