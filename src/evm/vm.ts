@@ -5,6 +5,7 @@ import { type VM, createVM } from '@ethereumjs/vm'
 import './statePatches.js'
 import './speedups.js'
 import { ViewStateManager } from './viewState.js'
+import './trieReadMemo.js'
 
 /** Where BLOCKHASH looks up earlier blocks: the node's chain, or a simulation's. */
 export type BlockSource = {

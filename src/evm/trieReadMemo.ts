@@ -1,0 +1,99 @@
+import { CheckpointDB, MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
+
+/*
+ * Memos of state reads that cannot go stale, applied once to every trie and
+ * trie database in the process when this module loads.
+ *
+ * Trie reads, keyed by the trie's root:
+ *
+ * A trie's root is the hash of its content, so what a key reads under a
+ * given root never changes. ethereumjs's state caches forget every value read
+ * inside a checkpoint when the checkpoint is reverted, and eth_call and
+ * eth_simulateV1 run each request inside one that is reverted: every request
+ * read every account, slot and system contract from the trie again (a walk of
+ * decoded, hashed nodes, ~0.1 ms each). The memo survives those reverts and
+ * is correct for any root, old or new, shared or copied.
+ *
+ * An empty trie's reads answer nothing at once: ethereumjs would look up
+ * its root node, which is never stored, and throw and catch an error for
+ * every slot read of an account without storage.
+ *
+ * Only lookups that found every node on their path are remembered: a read
+ * that stopped at a missing node (a root whose nodes are not all stored) goes
+ * to the trie every time, as before.
+ */
+const maxEntries = 200_000
+
+/*
+ * Database reads, per database: every key of a trie database is the hash of
+ * its value (a trie node, or a contract's code under its code hash), so a key
+ * read once always reads the same. ethereumjs stores values as hex and
+ * decodes them into a new array on every read; the memo keeps the decoded
+ * array. Besides the decoding this keeps a contract's code the same array
+ * from request to request, which the jump-destination memo (speedups.ts)
+ * is keyed on. Values still inside an open checkpoint are not remembered.
+ */
+const maxDbEntries = 50_000
+
+type Get = (key: Uint8Array, throwIfMissing?: boolean) => Promise<Uint8Array | null>
+const prototype = MerklePatriciaTrie.prototype as unknown as {
+  get: Get
+  __devnetReadMemo?: boolean
+}
+
+if (!prototype.__devnetReadMemo) {
+  const original = prototype.get
+  const memo = new Map<string, Uint8Array | null>()
+  prototype.get = async function (this: MerklePatriciaTrie, key, throwIfMissing = false) {
+    const root = this.root()
+    // An empty trie holds nothing; ethereumjs would look its root node up, miss it and throw and catch an error.
+    if (equalsBytes(root, this.EMPTY_TRIE_ROOT)) return null
+    const opts = (this as unknown as { _opts: { useKeyHashing?: boolean; keyPrefix?: Uint8Array } })._opts
+    const id =
+      `${bytesToUnprefixedHex(root)}${opts.useKeyHashing ? 'h' : 'r'}` +
+      `${opts.keyPrefix ? bytesToUnprefixedHex(opts.keyPrefix) : ''}:${bytesToUnprefixedHex(key)}`
+    const known = memo.get(id)
+    if (known !== undefined) return known
+    let value: Uint8Array | null
+    try {
+      value = await original.call(this, key, true)
+    } catch {
+      return original.call(this, key, throwIfMissing)
+    }
+    if (memo.size >= maxEntries) memo.delete(memo.keys().next().value!)
+    memo.set(id, value)
+    return value
+  }
+  prototype.__devnetReadMemo = true
+}
+
+type DbGet = (key: Uint8Array) => Promise<Uint8Array | undefined>
+const dbPrototype = CheckpointDB.prototype as unknown as {
+  get: DbGet
+  __devnetReadMemo?: boolean
+}
+
+if (!dbPrototype.__devnetReadMemo) {
+  const original = dbPrototype.get
+  // Per backing store: shallow copies of a MapDB wrap the same Map.
+  const memos = new WeakMap<object, Map<string, Uint8Array>>()
+  dbPrototype.get = async function (this: CheckpointDB, key) {
+    const backing = this.db as unknown as { _database?: object }
+    const store = backing._database ?? backing
+    let memo = memos.get(store)
+    if (memo === undefined) memos.set(store, (memo = new Map()))
+    const keyHex = bytesToUnprefixedHex(key)
+    // A value written or deleted inside an open checkpoint is the checkpoint's to answer.
+    const pending = this.checkpoints.length > 0 && this.checkpoints.some((checkpoint) => checkpoint.keyValueMap.has(keyHex))
+    const known = pending ? undefined : memo.get(keyHex)
+    if (known !== undefined) return known
+    const value = await original.call(this, key)
+    if (value !== undefined && !pending) {
+      if (memo.size >= maxDbEntries) memo.delete(memo.keys().next().value!)
+      memo.set(keyHex, value)
+    }
+    return value
+  }
+  dbPrototype.__devnetReadMemo = true
+}
