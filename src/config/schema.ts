@@ -4,7 +4,14 @@ import type { Address, Hex } from 'viem'
 export type MiningConfig =
   | { type: 'interval'; blockTime: number; preconfInterval: number }
   | { type: 'auto' }
-  | { type: 'manual' }
+  /**
+   * Nothing seals on its own. `preconfirm: 'tick'` (the default, and the
+   * config's `manual`) pre-confirms only on devnet_preconfirm, so a test
+   * drives every flashblock; `'submit'` pre-confirms each transaction as it
+   * is admitted, which is what evm_setAutomine(false) gives: Anvil's and
+   * Hardhat's pending block with automine off.
+   */
+  | { type: 'manual'; preconfirm?: 'tick' | 'submit' }
 
 /** The payment token deployed at genesis. */
 export type TokenConfig = {

@@ -348,7 +348,10 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     async submit(tx: TypedTransaction): Promise<Hex> {
       const { hash, sealed } = await queue.run(async () => {
         const hash = await admit(tx)
-        return { hash, sealed: sealer.mode().type === 'auto' ? autoSeal() : undefined }
+        const mode = sealer.mode()
+        // Automine switched off by a test client: the pending block takes the transaction at once, as on Anvil and Hardhat.
+        if (mode.type === 'manual' && mode.preconfirm === 'submit') await tick()
+        return { hash, sealed: mode.type === 'auto' ? autoSeal() : undefined }
       })
       if (sealed) await sealed
       return hash

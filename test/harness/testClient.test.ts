@@ -76,7 +76,7 @@ describe.each(['anvil', 'hardhat'] as const)('viem createTestClient({ mode: %s }
     await t.setIntervalMining({ interval: 2 })
     expect(devnet.node.sealer.mode()).toMatchObject({ type: 'interval', blockTime: mode === 'hardhat' ? 2000 : 2 })
     await t.setIntervalMining({ interval: 0 })
-    expect(devnet.node.sealer.mode()).toEqual({ type: 'manual' })
+    expect(devnet.node.sealer.mode()).toEqual({ type: 'manual', preconfirm: 'submit' })
 
     const from = devnet.accounts[0]!.address
     const hash = await wallet.sendTransaction({ account: from, to: stranger, value: 1n })

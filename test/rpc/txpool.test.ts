@@ -22,7 +22,7 @@ async function send(from: number, nonce: number) {
 }
 
 describe('txpool_status / txpool_content', () => {
-  test('a sender with a nonce gap shows queued; filling the gap makes both pending', async () => {
+  test('a sender with a nonce gap shows queued; filling the gap makes both pending; pre-confirmed stays pending until sealed', async () => {
     const a = t.devnet.accounts[1]!.address.toLowerCase()
     const b = t.devnet.accounts[2]!.address.toLowerCase()
     // a: nonce 0 pre-confirmed, then 2 (gap at 1). b: nonce 0, in order.
@@ -30,19 +30,23 @@ describe('txpool_status / txpool_content', () => {
     await t.rpc('devnet_preconfirm')
     await send(1, 2)
     await send(2, 0)
-    expect((await t.rpc('txpool_status')).result).toEqual({ pending: '0x1', queued: '0x1' })
+    // a's pre-confirmed nonce 0 is not sealed yet, so it is still pending (as in geth and Anvil, where the pending block's transactions stay in the pool).
+    expect((await t.rpc('txpool_status')).result).toEqual({ pending: '0x2', queued: '0x1' })
     let content = (await t.rpc('txpool_content')).result
-    expect(Object.keys(content.pending)).toEqual([b])
+    expect(Object.keys(content.pending).sort()).toEqual([a, b].sort())
+    expect(Object.keys(content.pending[a])).toEqual(['0'])
     expect(Object.keys(content.queued[a])).toEqual(['2'])
     expect((await t.rpc('txpool_contentFrom', [a])).result.queued['2'].nonce).toBe('0x2')
 
     // Nonce 1 closes the gap: it is next after the pre-confirmed nonce 0, so 1 and 2 are executable.
     await send(1, 1)
-    expect((await t.rpc('txpool_status')).result).toEqual({ pending: '0x3', queued: '0x0' })
+    expect((await t.rpc('txpool_status')).result).toEqual({ pending: '0x4', queued: '0x0' })
     content = (await t.rpc('txpool_content')).result
-    expect(Object.keys(content.pending[a])).toEqual(['1', '2'])
+    expect(Object.keys(content.pending[a])).toEqual(['0', '1', '2'])
 
     await t.rpc('devnet_preconfirm')
+    expect((await t.rpc('txpool_status')).result).toEqual({ pending: '0x4', queued: '0x0' })
+    await t.rpc('devnet_seal')
     expect((await t.rpc('txpool_status')).result).toEqual({ pending: '0x0', queued: '0x0' })
   })
 

@@ -142,8 +142,9 @@ export const txpoolMethods: MethodDef[] = [
 type Entry = PooledTx
 
 /**
- * geth's split of the pool: `pending` holds each sender's transactions that
- * run in order from the sender's nonce in the pending (pre-confirmed) state,
+ * geth's split of the pool: `pending` holds the pre-confirmed transactions
+ * (not sealed yet) and each sender's pooled transactions that run in order
+ * from the sender's nonce in the pending (pre-confirmed) state,
  * `queued` the ones behind a nonce gap (and any already below that nonce,
  * which the next tick drops). The nonce is read from the pending snapshot,
  * the same state eth_getTransactionCount(`pending`) reads, rather than from
@@ -151,7 +152,8 @@ type Entry = PooledTx
  */
 async function split(node: Node) {
   const reader = node.views.reader(node.views.resolve({ tag: 'pending' }))
-  const pending: Entry[] = []
+  // Pre-confirmed but not sealed is still pending to a pool reader, as on Anvil with automine off.
+  const pending: Entry[] = node.pending().txs.map((e) => ({ tx: e.tx, hash: e.hash, from: e.from, nonce: e.tx.nonce, seq: -1 }))
   const queued: Entry[] = []
   const next = new Map<string, bigint>()
   for (const p of [...node.pool.all()].sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0))) {

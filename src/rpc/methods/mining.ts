@@ -16,6 +16,9 @@ const setMode = (node: Node, mode: MiningConfig) =>
     if (JSON.stringify(node.sealer.mode()) !== JSON.stringify(mode)) node.sealer.setMode(mode)
   })
 
+/** Mining switched off by a test client: transactions wait for a seal but show in `pending` at once, as on Anvil. */
+const manualMode: MiningConfig = { type: 'manual', preconfirm: 'submit' }
+
 /** Interval mining every `ms`; the pre-confirmation tick stays at the configured pace or faster. */
 const intervalMode = (node: Node, ms: bigint): MiningConfig => {
   const blockTime = Number(ms)
@@ -26,7 +29,7 @@ function setIntervalMining(node: Node, ms: bigint) {
   if (ms > 86_400_000n) throw new InvalidParamsError(`mining interval ${ms} ms is longer than a day`)
   if (ms === 0n) {
     // Hardhat and Anvil: 0 turns interval mining off.
-    return node.sealer.mode().type === 'interval' ? setMode(node, { type: 'manual' }) : Promise.resolve()
+    return node.sealer.mode().type === 'interval' ? setMode(node, manualMode) : Promise.resolve()
   }
   return setMode(node, intervalMode(node, ms))
 }
@@ -70,7 +73,7 @@ export const miningMethods: MethodDef[] = [
     params: [bool],
     handler: ({ node }, [enabled]) => {
       if (enabled) return setMode(node, { type: 'auto' })
-      return node.sealer.mode().type === 'auto' ? setMode(node, { type: 'manual' }) : undefined
+      return node.sealer.mode().type === 'auto' ? setMode(node, manualMode) : undefined
     },
   }),
   ...['anvil_getAutomine', 'hardhat_getAutomine'].map((method) =>
