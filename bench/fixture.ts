@@ -3,7 +3,8 @@
  * 10,000 blocks (every 10th with three transactions: two ETH transfers and a
  * token transfer), dumps it to a fixture file and prints the dump time, the
  * file size and the load time (p50 of five loads into fresh devnets, from
- * reading the file to the swapped-in chain). Asserts nothing.
+ * reading the file to the swapped-in chain), then the time of one load with
+ * the full state check (`verifyState`). Asserts nothing.
  *
  * `--keep FILE` keeps the fixture at FILE, and when FILE already exists
  * skips building and dumping and only measures loads.
@@ -67,6 +68,12 @@ try {
   }
   times.sort((x, y) => x - y)
   console.log(`load:  p50 ${times[2]!.toFixed(0)} ms (${times.map((t) => t.toFixed(0)).join(', ')} ms)`)
+
+  const target = await createDevnet(options)
+  start = performance.now()
+  await loadFixture(target.node, (await readFixtureFile(file)).fixture, { verifyState: true })
+  console.log(`load with verifyState (every node rehashed, every state walked): ${ms(start)}`)
+  await target.close()
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

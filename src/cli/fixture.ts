@@ -6,6 +6,7 @@ import { createDevCommon } from '../evm/common.js'
 import { createDevnet } from '../index.js'
 import { dumpFixtureToFile, readFixtureFile } from '../node/fixture/file.js'
 import { type Fixture, fromHex } from '../node/fixture/format.js'
+import { verifyLoadedState } from '../node/fixture/load.js'
 
 /**
  * `devnet fixture save|load|inspect`:
@@ -18,7 +19,9 @@ import { type Fixture, fromHex } from '../node/fixture/format.js'
  *   holds (checks the format only).
  * - load FILE: loads the file into an in-memory devnet exactly as
  *   `devnet start --fixture FILE` would (block hashes, parent links,
- *   receipts, state completeness, pre-confirmed transactions re-run), prints
+ *   receipts, state roots present, pre-confirmed transactions re-run), then
+ *   runs the full state check a start skips (every node and code rehashed
+ *   against its key, every block's state walked for completeness), prints
  *   the same summary and exits 0, or prints the problem and exits 1.
  */
 export const fixtureHelp = `Usage: devnet fixture <command> FILE [options]
@@ -26,8 +29,10 @@ export const fixtureHelp = `Usage: devnet fixture <command> FILE [options]
 Commands:
   save FILE      build a chain from the config/flags and write it to FILE
   inspect FILE   print what FILE holds (format check only, fast)
-  load FILE      load FILE as 'devnet start --fixture FILE' would, print what it
-                 holds; exit 1 with the problem if it does not load
+  load FILE      load FILE as 'devnet start --fixture FILE' would, then check
+                 every state node against its hash and every block's state
+                 for completeness; print what it holds, or exit 1 with the
+                 problem
 
 Options of save:
   --config FILE     config file (default ./devnet.config.json when present)
@@ -52,6 +57,8 @@ export function describeFixture(fixture: Fixture, bytes: number): string {
   const head = createBlockFromRLP(fromHex(fixture.blocks[fixture.blocks.length - 1]!.rlp), { common, setHardfork: false })
   const transactions = fixture.blocks.reduce((n, b) => n + b.receipts.length, 0)
   const size = (hexes: string[]) => hexes.reduce((n, h) => n + (h.length - 2) / 2, 0)
+  const nodes = Object.values(fixture.state.nodes)
+  const code = Object.values(fixture.state.code)
   const mb = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(1)} kB`)
   return [
     `version:       ${fixture.version}`,
@@ -61,7 +68,7 @@ export function describeFixture(fixture: Fixture, bytes: number): string {
     `accounts:      ${fixture.config.accounts} dev accounts, token ${fixture.config.token.symbol} at ${fixture.config.token.address}`,
     `transactions:  ${transactions} sealed, ${fixture.pending.transactions.length} pre-confirmed, ${fixture.pool.length} in the pool`,
     `clock:         ${fixture.clock.kind} ${fixture.clock.value}`,
-    `state:         ${fixture.state.nodes.length} trie nodes (${mb(size(fixture.state.nodes))}), ${fixture.state.code.length} contract codes (${mb(size(fixture.state.code))})`,
+    `state:         ${nodes.length} trie nodes (${mb(size(nodes))}), ${code.length} contract codes (${mb(size(code))})`,
     `size:          ${mb(bytes)} (blocks ${mb(size(fixture.blocks.map((b) => b.rlp)))})`,
   ].join('\n')
 }
@@ -90,9 +97,14 @@ export async function runFixtureCommand(argv: string[], fail: (message: string) 
     } else if (command === 'load') {
       const { fixture, bytes } = await readFixtureFile(file)
       const devnet = await createDevnet({ fixture: file, mining: 'manual', clock: 'virtual', quiet: true })
-      await devnet.close()
+      try {
+        // The check a start skips for speed: every node against its hash, every state complete.
+        verifyLoadedState(devnet.node, fixture)
+      } finally {
+        await devnet.close()
+      }
       console.log(describeFixture(fixture, bytes))
-      console.log('loads:         yes (hashes, parent links, receipts and state checked; pre-confirmed transactions re-run)')
+      console.log('loads:         yes (hashes, parent links, receipts, every state node and every state checked; pre-confirmed transactions re-run)')
     } else if (command === 'save') {
       const input: ConfigInput = values.config !== undefined ? readConfigFile(values.config) : (tryConfig() ?? {})
       if (values['chain-id'] !== undefined) input.chainId = values['chain-id']

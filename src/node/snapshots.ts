@@ -138,6 +138,13 @@ export function createSnapshots(deps: {
         saved.clear()
         await restore(initial)
       }),
+    /**
+     * Drops every snapshot without reverting (ids keep counting up, so an old
+     * id never names a later snapshot). For a swap that replaces the whole
+     * chain (a fixture load): a snapshot of the old chain must not bring it
+     * back. Not queued: call it from inside `node.write`.
+     */
+    clear: () => void saved.clear(),
     /** Ids of the snapshots that can still be reverted to. */
     ids: () => [...saved.keys()],
   }

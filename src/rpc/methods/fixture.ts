@@ -2,7 +2,7 @@ import type { Hex } from 'viem'
 import { dumpFixture } from '../../node/fixture/dump.js'
 import { FixtureFileError, dumpFixtureToFile, readFixtureFile } from '../../node/fixture/file.js'
 import { type Fixture, FixtureError } from '../../node/fixture/format.js'
-import { loadFixture } from '../../node/fixture/load.js'
+import { type LoadOptions, loadFixture } from '../../node/fixture/load.js'
 import { parseFixture } from '../../node/fixture/validate.js'
 import { ArgError } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
@@ -16,9 +16,11 @@ import { q } from '../format.js'
  * - `devnet_dumpFixture(path?)`: with a path, writes the fixture there
  *   atomically and returns `{ path, bytes }`; without one, returns the
  *   fixture object itself (what `devnet_loadFixture` accepts).
- * - `devnet_loadFixture(path | fixture)`: replaces the running chain with the
- *   fixture's and returns the new head `{ number, hash, blocks }`. The file is
- *   checked completely first (version, hashes, parent links, receipts, state
+ * - `devnet_loadFixture(path | fixture, { verifyState }?)`: replaces the
+ *   running chain with the fixture's and returns the new head `{ number,
+ *   hash, blocks }`. The file is checked first (version, format, hashes,
+ *   parent links, receipts, every state root present; with `verifyState:
+ *   true` also every state node against its hash and every state for
  *   completeness); a bad one is refused with -32602 naming the problem, an
  *   unreadable path with -32000, and the running chain is left as it was.
  *   The fixture must be of this chain (same chain id, hardfork, dev accounts,
@@ -30,6 +32,15 @@ import { q } from '../format.js'
 const path = (value: unknown): string => {
   if (typeof value !== 'string' || value.length === 0) throw new ArgError('expected a file path')
   return value
+}
+
+/** `{ verifyState?: boolean }`: the full state check (see src/node/fixture/format.ts). */
+const loadOptions = (value: unknown): LoadOptions => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ArgError('expected an options object')
+  const options = value as Record<string, unknown>
+  for (const key of Object.keys(options)) if (key !== 'verifyState') throw new ArgError(`unknown option "${key}"`)
+  if (options.verifyState !== undefined && typeof options.verifyState !== 'boolean') throw new ArgError('verifyState: expected a boolean')
+  return { verifyState: options.verifyState === true }
 }
 
 const pathOrFixture = (value: unknown): string | object => {
@@ -67,11 +78,12 @@ export const fixtureMethods: MethodDef[] = [
   }),
   defineMethod({
     method: 'devnet_loadFixture',
-    params: [pathOrFixture],
-    handler: ({ node }, [source]) =>
+    params: [pathOrFixture, loadOptions],
+    required: 1,
+    handler: ({ node }, [source, options]) =>
       wire(async () => {
         const fixture: Fixture = typeof source === 'string' ? (await readFixtureFile(source)).fixture : parseFixture(source)
-        const head = await loadFixture(node, fixture)
+        const head = await loadFixture(node, fixture, options)
         return { number: q(head.number), hash: head.hash as Hex, blocks: fixture.blocks.length }
       }),
   }),
