@@ -8,6 +8,7 @@ import { type Address, type Hex, bytesToHex, getContractAddress } from 'viem'
 import type { BlockEnv } from '../evm/execute.js'
 import { toEvmLogs } from '../evm/execute.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
+import { withIdleRequestQueues } from '../evm/idleRequestQueues.js'
 import { createVmAt } from '../evm/vm.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import type { PooledTx } from './pool.js'
@@ -236,7 +237,7 @@ export function createPreconf(args: {
   /** Assembles the block from what the layer executed. The layer must be restarted on the new head afterwards. */
   async function seal(): Promise<ExecutedBlock> {
     asBuilder(builder).checkpointed = false
-    const { block } = await builder.build()
+    const { block } = await withIdleRequestQueues(vm!, () => builder.build())
     return { block: block as Block, txs: [...executed] }
   }
 
