@@ -2,7 +2,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { KECCAK256_RLP, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { BlockBuilder, type RunTxResult, type VM } from '@ethereumjs/vm'
 import { type Address, type Hex, bytesToHex, getContractAddress } from 'viem'
 import type { BlockEnv } from '../evm/execute.js'
@@ -81,6 +81,17 @@ export function toExecutedTx(
 }
 
 /**
+ * The transactions root of a block without transactions is the empty trie's
+ * root; BlockBuilder would build a trie (a new database and debug logger) to
+ * find that out at every seal.
+ */
+function emptyTransactionsRoot(builder: BlockBuilder) {
+  const b = builder as unknown as { transactions: unknown[]; transactionsTrie(): Promise<Uint8Array> }
+  const build = b.transactionsTrie.bind(builder)
+  b.transactionsTrie = () => (b.transactions.length === 0 ? Promise.resolve(KECCAK256_RLP) : build())
+}
+
+/**
  * The pre-confirmed layer: one working VM on top of the head that runs pool
  * transactions tick by tick and publishes a snapshot after each tick.
  *
@@ -142,6 +153,7 @@ export function createPreconf(args: {
       ...(common.isActivatedEIP(4895) ? { withdrawals: [] } : {}),
     })
     asBuilder(builder).checkpointed = true
+    emptyTransactionsRoot(builder)
     await builder.initState()
     const hd = (builder as unknown as { headerData: Record<string, unknown> }).headerData
     env = {
