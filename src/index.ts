@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import { type Chain as ViemChain, defineChain } from 'viem'
+import type { Chain as ViemChain } from 'viem'
+import { defineChain } from 'viem/utils'
 import { ConfigError, type ConfigInput, loadConfig } from './config/load.js'
 import type { DevnetConfig } from './config/schema.js'
 import { dumpFixtureToFile, readFixtureFile } from './node/fixture/file.js'

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { formatEther } from 'viem'
+import { formatEther } from 'viem/utils'
 import { ConfigError, type ConfigInput, readConfigFile } from '../config/load.js'
 import { startDevnet } from '../index.js'
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { isAddress, parseEther, parseUnits } from 'viem'
+import { isAddress, parseEther, parseUnits } from 'viem/utils'
 import { DevnetError } from '../errors/base.js'
 import {
   type DevnetConfig,

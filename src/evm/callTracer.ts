@@ -2,7 +2,8 @@ import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
-import { type Hex, decodeErrorResult, getContractAddress } from 'viem'
+import type { Hex } from 'viem'
+import { decodeErrorResult, getContractAddress } from 'viem/utils'
 import { evmListeners } from './evmListeners.js'
 
 /** geth's callTracer options. */

@@ -11,7 +11,8 @@ import {
 } from '@ethereumjs/tx'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm'
-import { type Address, type Hex, bytesToHex } from 'viem'
+import type { Address, Hex } from 'viem'
+import { bytesToHex } from 'viem/utils'
 import type { EvmLog } from './types.js'
 
 /** A call object with every field decoded; what eth_call, eth_estimateGas and eth_simulateV1 execute. */

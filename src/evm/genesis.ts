@@ -7,7 +7,7 @@ import {
   createAddressFromString,
   hexToBytes,
 } from '@ethereumjs/util'
-import { sha256 } from 'viem'
+import { sha256 } from 'viem/utils'
 import type { Address, Hex } from 'viem'
 
 /** One account to place in the genesis state. */

@@ -1,7 +1,8 @@
 import type { Common } from '@ethereumjs/common'
 import { type TypedTransaction, createTx } from '@ethereumjs/tx'
 import { type Address as EthAddress, concatBytes, createAddressFromString } from '@ethereumjs/util'
-import { type Address, keccak256 } from 'viem'
+import type { Address } from 'viem'
+import { keccak256 } from 'viem/utils'
 import { impersonate } from './execute.js'
 
 /**

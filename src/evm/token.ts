@@ -7,14 +7,8 @@ import {
   createAddressFromString,
   hexToBytes,
 } from '@ethereumjs/util'
-import {
-  type Address,
-  decodeErrorResult,
-  encodeDeployData,
-  encodeFunctionData,
-  getAddress,
-  type Hex,
-} from 'viem'
+import type { Address, Hex } from 'viem'
+import { decodeErrorResult, encodeDeployData, encodeFunctionData, getAddress } from 'viem/utils'
 import {
   paymentTokenAbi,
   paymentTokenBytecode,

@@ -1,10 +1,5 @@
-import {
-  type Address,
-  encodeAbiParameters,
-  type Hex,
-  keccak256,
-  numberToHex,
-} from 'viem'
+import type { Address, Hex } from 'viem'
+import { encodeAbiParameters, keccak256, numberToHex } from 'viem/utils'
 import { paymentTokenStorageLayout } from '../artifacts/paymentToken.js'
 
 /**

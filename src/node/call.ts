@@ -3,7 +3,8 @@ import type { Common } from '@ethereumjs/common'
 import type { StateManagerInterface } from '@ethereumjs/common'
 import { Account, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
-import { type Address, type Hex, decodeErrorResult } from 'viem'
+import type { Address, Hex } from 'viem'
+import { decodeErrorResult } from 'viem/utils'
 import {
   type BlockEnv,
   type CallOutcome,

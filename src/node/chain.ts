@@ -1,5 +1,6 @@
 import type { Block } from '@ethereumjs/block'
-import { type Hex, bytesToHex } from 'viem'
+import type { Hex } from 'viem'
+import { bytesToHex } from 'viem/utils'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { type LogIndex, createLogIndex } from './logIndex.js'
 

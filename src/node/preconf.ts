@@ -2,12 +2,14 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { KECCAK256_RLP, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { BlockBuilder, type RunTxResult, type VM } from '@ethereumjs/vm'
-import { type Address, type Hex, bytesToHex, getContractAddress } from 'viem'
+import type { Address, Hex } from 'viem'
+import { bytesToHex, getContractAddress } from 'viem/utils'
 import type { BlockEnv } from '../evm/execute.js'
 import { toEvmLogs } from '../evm/execute.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
+import { withIdleRequestQueues } from '../evm/idleRequestQueues.js'
 import { createVmAt } from '../evm/vm.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import type { PooledTx } from './pool.js'
@@ -80,6 +82,17 @@ export function toExecutedTx(
 }
 
 /**
+ * The transactions root of a block without transactions is the empty trie's
+ * root; BlockBuilder would build a trie (a new database and debug logger) to
+ * find that out at every seal.
+ */
+function emptyTransactionsRoot(builder: BlockBuilder) {
+  const b = builder as unknown as { transactions: unknown[]; transactionsTrie(): Promise<Uint8Array> }
+  const build = b.transactionsTrie.bind(builder)
+  b.transactionsTrie = () => (b.transactions.length === 0 ? Promise.resolve(KECCAK256_RLP) : build())
+}
+
+/**
  * The pre-confirmed layer: one working VM on top of the head that runs pool
  * transactions tick by tick and publishes a snapshot after each tick.
  *
@@ -141,6 +154,7 @@ export function createPreconf(args: {
       ...(common.isActivatedEIP(4895) ? { withdrawals: [] } : {}),
     })
     asBuilder(builder).checkpointed = true
+    emptyTransactionsRoot(builder)
     await builder.initState()
     const hd = (builder as unknown as { headerData: Record<string, unknown> }).headerData
     env = {
@@ -236,7 +250,7 @@ export function createPreconf(args: {
   /** Assembles the block from what the layer executed. The layer must be restarted on the new head afterwards. */
   async function seal(): Promise<ExecutedBlock> {
     asBuilder(builder).checkpointed = false
-    const { block } = await builder.build()
+    const { block } = await withIdleRequestQueues(vm!, () => builder.build())
     return { block: block as Block, txs: [...executed] }
   }
 

@@ -1,4 +1,5 @@
-import { type Address, type Hex, isAddress } from 'viem'
+import type { Address, Hex } from 'viem'
+import { isAddress } from 'viem/utils'
 import type { CallRequest } from '../evm/execute.js'
 import type { BlockId } from '../node/views.js'
 import { InvalidParamsError, invalidArgument } from './errors.js'

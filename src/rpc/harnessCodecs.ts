@@ -1,4 +1,5 @@
-import { type Hex, padHex } from 'viem'
+import type { Hex } from 'viem'
+import { padHex } from 'viem/utils'
 import { ArgError } from './codecs.js'
 
 /**

@@ -1,6 +1,7 @@
 import type { StateManagerInterface } from '@ethereumjs/common'
 import { Account, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
-import { type Address, type Hex, getAddress } from 'viem'
+import type { Address, Hex } from 'viem'
+import { getAddress } from 'viem/utils'
 import type { StateOverrides } from '../call.js'
 import { SimulateError } from '../errors.js'
 

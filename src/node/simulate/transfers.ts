@@ -1,5 +1,6 @@
 import type { EVMInterface } from '@ethereumjs/evm'
-import { type Hex, numberToHex, pad } from 'viem'
+import type { Hex } from 'viem'
+import { numberToHex, pad } from 'viem/utils'
 import type { EvmLog } from '../../evm/types.js'
 
 /** ERC-7528's native-asset address, the emitter geth gives synthetic transfer logs. */

@@ -1,5 +1,5 @@
 import type { Common } from '@ethereumjs/common'
-import { keccak256 } from 'viem'
+import { keccak256 } from 'viem/utils'
 import { blockId, data, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError } from '../errors.js'

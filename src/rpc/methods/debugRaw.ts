@@ -1,6 +1,6 @@
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes, concatBytes, hexToBytes } from '@ethereumjs/util'
-import { bytesToHex } from 'viem'
+import { bytesToHex } from 'viem/utils'
 import type { ExecutedTx } from '../../evm/types.js'
 import type { StoredBlock } from '../../node/chain.js'
 import { UnknownBlockError } from '../../node/errors.js'

@@ -1,5 +1,5 @@
 import { createAddressFromString } from '@ethereumjs/util'
-import { bytesToHex } from 'viem'
+import { bytesToHex } from 'viem/utils'
 import type { Node } from '../../node/node.js'
 import type { PooledTx } from '../../node/pool.js'
 import { ArgError, address, uint64 } from '../codecs.js'

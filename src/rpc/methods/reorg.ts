@@ -1,5 +1,6 @@
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { type Address, type Hex, bytesToHex } from 'viem'
+import type { Address, Hex } from 'viem'
+import { bytesToHex } from 'viem/utils'
 import type { StoredBlock } from '../../node/chain.js'
 import type { Node } from '../../node/node.js'
 import type { ExecutedTx } from '../../evm/types.js'

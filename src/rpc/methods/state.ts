@@ -1,5 +1,6 @@
 import { createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
-import { type Hex, bytesToHex } from 'viem'
+import type { Hex } from 'viem'
+import { bytesToHex } from 'viem/utils'
 import { ArgError, address, blockId, storageKey } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { q } from '../format.js'

@@ -1,0 +1,74 @@
+import type { VM } from '@ethereumjs/vm'
+import { type Address as EthAddress, bigIntToAddressBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util'
+import { systemContracts } from './systemContracts.js'
+
+/**
+ * At the end of every Prague block, ethereumjs's BlockBuilder runs the
+ * EIP-7002 (withdrawal) and EIP-7251 (consolidation) request contracts as
+ * full EVM calls from the system address, each followed by a state flush:
+ * about half the cost of sealing an empty block. On a dev chain the queues
+ * are almost always empty, and an empty queue's call provably changes nothing.
+ *
+ * The contracts (bytecode as the EIPs give it, see systemContracts.ts) keep
+ * excess (slot 0), count (slot 1), queue head (slot 2) and queue tail (slot 3).
+ * Called by the system address with no data they dequeue tail - head records
+ * (reading slots 4 and up only for those), store head and tail (both 0 once the
+ * queue is drained), store the new excess (previous excess + count - target
+ * when above the target, else 0; the inhibitor 2^256-1 counts as 0) and count 0,
+ * and return the dequeued records. With all four slots 0 that stores 0 into
+ * four slots that already hold 0 and returns nothing. The rest of the call
+ * (system account nonce, zero-value transfer) ethereumjs undoes itself by
+ * restoring the system account after the call. So when the code is the EIPs'
+ * code and the four slots are 0, answering "no requests" without running
+ * the call gives the same state root and the same requests hash.
+ *
+ * Anything else (a queued request, the inhibitor before the first dequeue,
+ * code replaced by a cheat, calldata or value) runs the real call.
+ */
+
+const queueSlots = [0, 1, 2, 3].map((slot) => setLengthLeft(Uint8Array.of(slot), 32))
+
+const queues = systemContracts
+  .filter((c) => /EIP-(7002|7251)\)/.test(c.name))
+  .map((c) => ({ address: hexToBytes(c.address), code: hexToBytes(c.code) }))
+
+type RunCall = VM['evm']['runCall']
+type RunCallOpts = Parameters<RunCall>[0]
+
+async function isIdleQueueCall(vm: VM, systemAddress: Uint8Array, opts: RunCallOpts): Promise<boolean> {
+  if (opts.message !== undefined || opts.caller === undefined || opts.to === undefined) return false
+  if ((opts.data?.length ?? 0) !== 0 || (opts.value ?? 0n) !== 0n) return false
+  if (!equalsBytes(opts.caller.bytes, systemAddress)) return false
+  const queue = queues.find((q) => equalsBytes(q.address, (opts.to as EthAddress).bytes))
+  if (!queue) return false
+  const state = vm.stateManager
+  if (!equalsBytes(await state.getCode(opts.to), queue.code)) return false
+  for (const slot of queueSlots) if ((await state.getStorage(opts.to, slot)).length !== 0) return false
+  return true
+}
+
+/**
+ * Runs `build` (a BlockBuilder.build on `vm`) with the idle-queue shortcut:
+ * during it, a system call to an empty request queue returns no requests
+ * without running. Only the calls `build` makes are affected; the VM's
+ * `runCall` is restored afterwards.
+ */
+export async function withIdleRequestQueues<T>(vm: VM, build: () => Promise<T>): Promise<T> {
+  const evm = vm.evm
+  if (!vm.common.isActivatedEIP(7002) && !vm.common.isActivatedEIP(7251)) return build()
+  const systemAddress = bigIntToAddressBytes(vm.common.param('systemAddress'))
+  const original = evm.runCall
+  const own = Object.hasOwn(evm, 'runCall')
+  evm.runCall = async function (this: typeof evm, opts) {
+    if (await isIdleQueueCall(vm, systemAddress, opts)) {
+      return { execResult: { returnValue: new Uint8Array(0), executionGasUsed: 0n, gas: opts.gasLimit ?? 0n } } as never
+    }
+    return original.call(this, opts)
+  } as RunCall
+  try {
+    return await build()
+  } finally {
+    if (own) evm.runCall = original
+    else delete (evm as Partial<typeof evm>).runCall
+  }
+}
