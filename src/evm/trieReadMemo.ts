@@ -24,7 +24,9 @@ import { flat } from './trieStorage.js'
  * that stopped at a missing node (a root whose nodes are not all stored) goes
  * to the trie every time, as before.
  */
-const maxEntries = 200_000
+// ~250 bytes an entry (flat key and value): ≤ ~12 MB. Only the reads at roots still in use (latest,
+// pending, recent blocks) are read again, a few hundred entries per root at most.
+const maxEntries = 50_000
 
 /*
  * Database reads, per database: every key of a trie database is the hash of
