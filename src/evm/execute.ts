@@ -75,7 +75,13 @@ export function blockFromEnv(common: Common, env: BlockEnv, transactions: TypedT
   )
 }
 
-const callBlocks = new WeakMap<BlockEnv, { common: Common; withFees?: Block; feeless?: Block }>()
+/*
+ * By common, then env: an entry lives only while both do. A sealed block's env
+ * lives as long as the block, the common (a call VM's) only as long as its
+ * view is cached; keyed by env alone, every block kept its last call VM's
+ * common and two blocks built on it for good.
+ */
+const callBlocks = new WeakMap<Common, WeakMap<BlockEnv, { withFees?: Block; feeless?: Block }>>()
 
 /**
  * The block a call runs in, built once per env (a view's env object lives as
@@ -85,8 +91,10 @@ const callBlocks = new WeakMap<BlockEnv, { common: Common; withFees?: Block; fee
  * runTx only reads the block.
  */
 export function callBlock(common: Common, env: BlockEnv, feeless: boolean): Block {
-  let entry = callBlocks.get(env)
-  if (!entry || entry.common !== common) callBlocks.set(env, (entry = { common }))
+  let byEnv = callBlocks.get(common)
+  if (!byEnv) callBlocks.set(common, (byEnv = new WeakMap()))
+  let entry = byEnv.get(env)
+  if (!entry) byEnv.set(env, (entry = {}))
   if (feeless) {
     entry.feeless ??= blockFromEnv(common, { ...env, baseFeePerGas: env.baseFeePerGas === undefined ? undefined : 0n })
     return entry.feeless

@@ -1,5 +1,6 @@
 import { CheckpointDB, MerklePatriciaTrie } from '@ethereumjs/mpt'
-import { bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
+import { ValueEncoding, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
+import { flat } from './trieStorage.js'
 
 /*
  * Memos of state reads that cannot go stale, applied once to every trie and
@@ -23,7 +24,9 @@ import { bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
  * that stopped at a missing node (a root whose nodes are not all stored) goes
  * to the trie every time, as before.
  */
-const maxEntries = 200_000
+// ~250 bytes an entry (flat key and value): ≤ ~12 MB. Only the reads at roots still in use (latest,
+// pending, recent blocks) are read again, a few hundred entries per root at most.
+const maxEntries = 50_000
 
 /*
  * Database reads, per database: every key of a trie database is the hash of
@@ -33,6 +36,8 @@ const maxEntries = 200_000
  * array. Besides the decoding this keeps a contract's code the same array
  * from request to request, which the jump-destination memo (speedups.ts)
  * is keyed on. Values still inside an open checkpoint are not remembered.
+ * A database that stores bytes (every state's, see trieStorage.ts) already
+ * answers both ways and is not memoized: the memo would be a second copy of it.
  */
 const maxDbEntries = 50_000
 
@@ -62,7 +67,8 @@ if (!prototype.__devnetReadMemo) {
       return original.call(this, key, throwIfMissing)
     }
     if (memo.size >= maxEntries) memo.delete(memo.keys().next().value!)
-    memo.set(id, value)
+    // Kept as a key: flattened, or its ~130 cons cells would be kept too (trieStorage.ts).
+    memo.set(flat(id), value)
     return value
   }
   prototype.__devnetReadMemo = true
@@ -79,6 +85,8 @@ if (!dbPrototype.__devnetReadMemo) {
   // Per backing store: shallow copies of a MapDB wrap the same Map.
   const memos = new WeakMap<object, Map<string, Uint8Array>>()
   dbPrototype.get = async function (this: CheckpointDB, key) {
+    // A database of bytes hands out the stored array itself: nothing to decode, always the same array.
+    if ((this as unknown as { valueEncoding: ValueEncoding }).valueEncoding === ValueEncoding.Bytes) return original.call(this, key)
     const backing = this.db as unknown as { _database?: object }
     const store = backing._database ?? backing
     let memo = memos.get(store)
@@ -91,7 +99,7 @@ if (!dbPrototype.__devnetReadMemo) {
     const value = await original.call(this, key)
     if (value !== undefined && !pending) {
       if (memo.size >= maxDbEntries) memo.delete(memo.keys().next().value!)
-      memo.set(keyHex, value)
+      memo.set(flat(keyHex), value)
     }
     return value
   }

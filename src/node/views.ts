@@ -129,7 +129,11 @@ export function createViews(args: {
       const e = entry(view.root)
       e.vm ??= createVmAt(args.common, args.state, view.root, args.chain, e.reader)
       const run = e.lock.then(async () => fn(await e.vm!))
-      e.lock = run.catch(() => {})
+      // The lock waits for the run, not for its result: holding that would keep the last call's whole EVM result alive.
+      e.lock = run.then(
+        () => {},
+        () => {},
+      )
       return run
     },
     clear: () => cache.clear(),
