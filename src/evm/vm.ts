@@ -7,7 +7,6 @@ import './statePatches.js'
 import './speedups.js'
 import { ViewStateManager } from './viewState.js'
 import './trieReadMemo.js'
-import './trieEncoding.js'
 
 /** Where BLOCKHASH looks up earlier blocks: the node's chain, or a simulation's. */
 export type BlockSource = {
