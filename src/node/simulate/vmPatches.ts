@@ -2,7 +2,8 @@ import { type Block, Block as BlockClass } from '@ethereumjs/block'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { createAddressFromString } from '@ethereumjs/util'
-import type { BlockBuilder } from '@ethereumjs/vm'
+import type { BlockBuilder, VM } from '@ethereumjs/vm'
+import { withIdleRequestQueues } from '../../evm/idleRequestQueues.js'
 import type { Hex } from 'viem'
 
 /*
@@ -30,7 +31,10 @@ export async function assemble(
   const txs = internals.transactions as TypedTransaction[]
   Object.assign(builder, { transactionsTrie: async () => transactionsTrie, receiptTrie: async () => receiptTrie })
   internals.transactions = []
-  const built = computeStateRoot ? await builder.build() : await withZeroStateRoot(state, () => builder.build())
+  // Empty EIP-7002/7251 queues answer "no requests" without an EVM call, as when sealing (same roots, same requests hash).
+  const vm = (builder as unknown as { vm: VM }).vm
+  const build = () => withIdleRequestQueues(vm, () => builder.build())
+  const built = computeStateRoot ? await build() : await withZeroStateRoot(state, build)
   return new BlockClass(built.block.header, txs, [], built.block.withdrawals, { common: built.block.common })
 }
 
