@@ -25,19 +25,23 @@ export function attachWebSocket(server: Server, dispatcher: Dispatcher, node: No
   let wss: WebSocketServer | undefined
   let loading: Promise<WebSocketServer> | undefined
   let closed = false
-  const server$ = () =>
+  const loadServer = () =>
     (loading ??= import('ws').then(({ WebSocketServer }) => {
       wss = new WebSocketServer({ noServer: true, maxPayload: 10 * 1024 * 1024 })
       wss.on('connection', connect)
       return wss
     }))
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    server$().then(
+    // Node's HTTP server drops its socket error listener on upgrade; until ws adds its own, a reset must not crash.
+    const dropSocket = () => socket.destroy()
+    socket.on('error', dropSocket)
+    loadServer().then(
       (wss) => {
-        if (closed) return socket.destroy()
+        socket.off('error', dropSocket)
+        if (closed || socket.destroyed) return socket.destroy()
         wss.handleUpgrade(request, socket, head, (client) => wss.emit('connection', client, request))
       },
-      () => socket.destroy(),
+      dropSocket,
     )
   })
 
