@@ -11,7 +11,8 @@ import { createDevGenesis } from '../evm/genesis.js'
 import { decodeRawTx } from '../evm/rawTx.js'
 import { maxTxGas } from './call.js'
 import { systemContracts } from '../evm/systemContracts.js'
-import { buildTokenGenesis } from '../evm/token.js'
+import type { buildTokenGenesis } from '../evm/token.js'
+import { cachedTokenGenesis } from '../evm/tokenGenesisCache.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { createStateManager } from '../evm/vm.js'
 import { type DevAccount, deriveAccounts } from './accounts.js'
@@ -55,7 +56,7 @@ function tokenGenesis(common: Common, config: DevnetConfig, accounts: DevAccount
   )
   let found = tokenGenesisMemo.get(key)
   if (!found) {
-    found = buildTokenGenesis(common, {
+    found = cachedTokenGenesis(common, {
       address: getAddress(config.token.address),
       name: config.token.name,
       symbol: config.token.symbol,

@@ -1,5 +1,6 @@
-import type { Server } from 'node:http'
-import { WebSocketServer, type WebSocket } from 'ws'
+import type { IncomingMessage, Server } from 'node:http'
+import type { Duplex } from 'node:stream'
+import type { WebSocket, WebSocketServer } from 'ws'
 import type { Node } from '../node/node.js'
 import { type Dispatcher, createDispatcher } from '../rpc/dispatch.js'
 import { createSubscriptions } from '../rpc/subscriptions.js'
@@ -19,10 +20,32 @@ const defaults: WebSocketOptions = { maxBufferedBytes: 16 * 1024 * 1024 }
  */
 export function attachWebSocket(server: Server, dispatcher: Dispatcher, node: Node, options: Partial<WebSocketOptions> = {}) {
   const { maxBufferedBytes } = { ...defaults, ...options }
-  const wss = new WebSocketServer({ server, maxPayload: 10 * 1024 * 1024 })
   const shared = [...dispatcher.methods.values()]
+  // `ws` loads on the first upgrade: a node most clients reach over HTTP does not pay for it at start.
+  let wss: WebSocketServer | undefined
+  let loading: Promise<WebSocketServer> | undefined
+  let closed = false
+  const loadServer = () =>
+    (loading ??= import('ws').then(({ WebSocketServer }) => {
+      wss = new WebSocketServer({ noServer: true, maxPayload: 10 * 1024 * 1024 })
+      wss.on('connection', connect)
+      return wss
+    }))
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node's HTTP server drops its socket error listener on upgrade; until ws adds its own, a reset must not crash.
+    const dropSocket = () => socket.destroy()
+    socket.on('error', dropSocket)
+    loadServer().then(
+      (wss) => {
+        socket.off('error', dropSocket)
+        if (closed || socket.destroyed) return socket.destroy()
+        wss.handleUpgrade(request, socket, head, (client) => wss.emit('connection', client, request))
+      },
+      dropSocket,
+    )
+  })
 
-  wss.on('connection', (socket: WebSocket) => {
+  const connect = (socket: WebSocket) => {
     let open = true
     const write = (message: unknown) => {
       if (!open || socket.readyState !== socket.OPEN) return
@@ -67,11 +90,13 @@ export function attachWebSocket(server: Server, dispatcher: Dispatcher, node: No
         if (subscribes) subscriptions.release()
       }
     })
-  })
+  }
   return {
     /** Open connections. */
-    clients: () => wss.clients.size,
+    clients: () => wss?.clients.size ?? 0,
     close: () => {
+      closed = true
+      if (!wss) return
       for (const client of wss.clients) client.terminate()
       wss.close()
     },
