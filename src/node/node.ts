@@ -202,12 +202,8 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     const before = preconf.snapshot()
     const head = chain.head()
     const timestamp = retime ?? (before.parentHash === head.hash ? before.env.timestamp : nextTimestamp(head))
-    const kept = preconf.executed().filter(keep)
-    await preconf.start(head, timestamp, { reuseState: false })
-    const { added, rejected } = await preconf.tick(
-      kept.map((e, seq) => ({ tx: e.tx, hash: e.hash, from: e.from, nonce: e.tx.nonce, seq })),
-    )
-    for (const r of rejected) pool.add({ tx: r.pooled.tx, hash: r.pooled.hash, from: r.pooled.from, nonce: r.pooled.nonce })
+    const { added, rejected } = await preconf.restart(head, timestamp, preconf.executed().filter(keep))
+    pool.readmit(rejected.map((r) => r.pooled))
     return { before, after: preconf.snapshot(), added, requeued: rejected.map((r) => r.pooled.hash) }
   }
 

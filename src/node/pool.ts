@@ -44,6 +44,31 @@ export function createPool() {
     return entry
   }
 
+  /**
+   * Adds a transaction, replacing one with the same sender and nonce when
+   * it pays at least 10% more on both fee fields.
+   */
+  const add = (entry: Omit<PooledTx, 'seq'>): { replaced: PooledTx | undefined } => {
+    if (byHash.has(entry.hash)) throw new AlreadyKnownError()
+    let nonces = bySender.get(entry.from)
+    const existing = nonces?.get(entry.nonce)
+    if (existing) {
+      const bumped = (value: bigint) => value + (value * priceBump) / 100n
+      if (feeCap(entry.tx) < bumped(feeCap(existing.tx)) || tipCap(entry.tx) < bumped(tipCap(existing.tx)))
+        throw new ReplacementUnderpricedError()
+      remove(existing.hash)
+      nonces = bySender.get(entry.from)
+    }
+    if (!nonces) {
+      nonces = new Map()
+      bySender.set(entry.from, nonces)
+    }
+    const pooled = { ...entry, seq: seq++ }
+    nonces.set(entry.nonce, pooled)
+    byHash.set(entry.hash, pooled)
+    return { replaced: existing }
+  }
+
   return {
     get: (hash: Hex) => byHash.get(hash),
     size: () => byHash.size,
@@ -59,31 +84,15 @@ export function createPool() {
       while (nonces.has(next)) next++
       return next
     },
-    /**
-     * Adds a transaction, replacing one with the same sender and nonce when
-     * it pays at least 10% more on both fee fields.
-     */
-    add(entry: Omit<PooledTx, 'seq'>): { replaced: PooledTx | undefined } {
-      if (byHash.has(entry.hash)) throw new AlreadyKnownError()
-      let nonces = bySender.get(entry.from)
-      const existing = nonces?.get(entry.nonce)
-      if (existing) {
-        const bumped = (value: bigint) => value + (value * priceBump) / 100n
-        if (feeCap(entry.tx) < bumped(feeCap(existing.tx)) || tipCap(entry.tx) < bumped(tipCap(existing.tx)))
-          throw new ReplacementUnderpricedError()
-        remove(existing.hash)
-        nonces = bySender.get(entry.from)
-      }
-      if (!nonces) {
-        nonces = new Map()
-        bySender.set(entry.from, nonces)
-      }
-      const pooled = { ...entry, seq: seq++ }
-      nonces.set(entry.nonce, pooled)
-      byHash.set(entry.hash, pooled)
-      return { replaced: existing }
-    },
+    add,
     remove,
+    /**
+     * Puts back transactions accepted earlier that a rebuilt pending block no
+     * longer runs (nothing accepted is lost); one already pooled is kept as it is.
+     */
+    readmit(txs: readonly PooledTx[]) {
+      for (const { seq: _seq, ...entry } of txs) if (!byHash.has(entry.hash)) add(entry)
+    },
     clear() {
       bySender.clear()
       byHash.clear()

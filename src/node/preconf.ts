@@ -247,6 +247,17 @@ export function createPreconf(args: {
     }
   }
 
+  /**
+   * Starts the block on `head` at `timestamp` and runs `txs` (transactions
+   * pre-confirmed before: a rebuild after a cheat, a snapshot revert) again
+   * in their order, in one tick. Returns what the tick returns.
+   */
+  async function restart(head: StoredBlock, timestamp: bigint, txs: readonly ExecutedTx[]) {
+    await start(head, timestamp, { reuseState: false })
+    if (txs.length === 0) return { added: [] as ExecutedTx[], rejected: [] as RejectedTx[] }
+    return tick(txs.map((e, seq) => ({ tx: e.tx, hash: e.hash, from: e.from, nonce: e.tx.nonce, seq })))
+  }
+
   /** Assembles the block from what the layer executed. The layer must be restarted on the new head afterwards. */
   async function seal(): Promise<ExecutedBlock> {
     asBuilder(builder).checkpointed = false
@@ -256,6 +267,7 @@ export function createPreconf(args: {
 
   return {
     start,
+    restart,
     tick,
     seal,
     snapshot: () => snapshot,

@@ -93,14 +93,8 @@ export function createSnapshots(deps: {
     pool.restore(s.pool)
     // The pre-confirmed transactions run again on the restored head under their
     // timestamp: same state, same env, so the same receipts (I3 holds across a revert).
-    await preconf.start(chain.head(), s.preconf.timestamp, { reuseState: false })
-    if (s.preconf.txs.length > 0) {
-      const { rejected } = await preconf.tick(
-        s.preconf.txs.map((e, seq) => ({ tx: e.tx, hash: e.hash, from: e.from, nonce: e.tx.nonce, seq })),
-      )
-      for (const r of rejected)
-        if (!pool.get(r.pooled.hash)) pool.add({ tx: r.pooled.tx, hash: r.pooled.hash, from: r.pooled.from, nonce: r.pooled.nonce })
-    }
+    const { rejected } = await preconf.restart(chain.head(), s.preconf.timestamp, s.preconf.txs)
+    pool.readmit(rejected.map((r) => r.pooled))
     if (removed.length > 0) events.emit('removedBlocks', removed)
     // Last: a participant (the filters) is put back as it was at the snapshot,
     // without the removals the emit above just told the live listeners about.
