@@ -87,11 +87,20 @@ export function createPool() {
     add,
     remove,
     /**
-     * Puts back transactions accepted earlier that a rebuilt pending block no
-     * longer runs (nothing accepted is lost); one already pooled is kept as it is.
+     * Puts back transactions accepted earlier that the pending block no longer
+     * holds (a rebuild after a cheat, a revert, a reorg): nothing accepted is
+     * lost. One already pooled, or outbid by a pooled replacement, is left as
+     * the pool has it; the next tick drops stale nonces with the reason.
      */
-    readmit(txs: readonly PooledTx[]) {
-      for (const { seq: _seq, ...entry } of txs) if (!byHash.has(entry.hash)) add(entry)
+    readmit(txs: readonly { tx: TypedTransaction; hash: Hex; from: Address }[]) {
+      for (const { tx, hash, from } of txs) {
+        if (byHash.has(hash)) continue
+        try {
+          add({ tx, hash, from, nonce: tx.nonce })
+        } catch (error) {
+          if (!(error instanceof ReplacementUnderpricedError)) throw error
+        }
+      }
     },
     clear() {
       bySender.clear()

@@ -3,7 +3,6 @@ import type { Address, Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
 import type { StoredBlock } from '../../node/chain.js'
 import type { Node } from '../../node/node.js'
-import type { ExecutedTx } from '../../evm/types.js'
 import { ArgError, callRequest, data, hash } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError } from '../errors.js'
@@ -39,21 +38,6 @@ const rawTx = (node: Node, value: unknown): TypedTransaction => {
   return decodeRaw(node, data(value))
 }
 
-/**
- * Puts back into the pool transactions that were accepted and must not be
- * lost (pre-confirmed ones, or reorged-away ones when requeued). One already
- * included or known again is skipped; the next tick drops stale nonces with
- * the reason.
- */
-function requeue(node: Node, txs: readonly ExecutedTx[]) {
-  for (const e of txs) {
-    try {
-      node.internals.pool.add({ tx: e.tx, hash: e.hash, from: e.from, nonce: e.tx.nonce })
-    } catch {
-      // Already pooled or replaced by a better-paying one: nothing is lost.
-    }
-  }
-}
 
 /**
  * Removes the top `depth` blocks and seals `depth` new ones at the same
@@ -112,8 +96,8 @@ async function replaceBlocks(
     }
   } finally {
     node.time.next = userNext
-    if (removedTxs === 'requeue') requeue(node, removed.flatMap((b) => b.txs))
-    requeue(node, preconfirmed)
+    if (removedTxs === 'requeue') node.internals.pool.readmit(removed.flatMap((b) => b.txs))
+    node.internals.pool.readmit(preconfirmed)
     for (const p of waiting) {
       try {
         pool.add({ tx: p.tx, hash: p.hash, from: p.from, nonce: p.nonce })
@@ -177,7 +161,7 @@ export const reorgMethods: MethodDef[] = [
         await rewind(height - BigInt(depth))
         if (preconfirmed.length > 0) node.events.emit('droppedPreconf', { before, dropped: preconfirmed.map((e) => e.hash) })
         // As on Anvil the rolled-back blocks' transactions are gone; pre-confirmed ones were accepted and stay pending.
-        requeue(node, preconfirmed)
+        node.internals.pool.readmit(preconfirmed)
       })
       return null
     },
