@@ -5,20 +5,15 @@ import {
   createHarness,
   type Harness,
   nonceOf,
-  type PayerKind,
+  payerCombos,
   payerAddress,
-  type SignatureForm,
   signatureArgs,
   signTyped,
 } from './helpers.js'
 
 /** Rows C1–C6 (cancelAuthorization), for EOA and ERC-1271 authorizers, in both signature interfaces. */
 
-const combos = (['eoa', 'erc1271'] as PayerKind[]).flatMap((kind) =>
-  (['vrs', 'bytes'] as SignatureForm[]).map((form) => ({ kind, form })),
-)
-
-describe.each(combos)('cancelAuthorization — $kind authorizer, $form signature', ({ kind, form }) => {
+describe.each(payerCombos)('cancelAuthorization — $kind authorizer, $form signature', ({ kind, form }) => {
   let h: Harness
   let authorizer: Address
   const nonce = nonceOf(`cancel-${kind}-${form}`)

@@ -7,9 +7,8 @@ import {
   type Harness,
   initialUnits,
   nonceOf,
-  type PayerKind,
+  payerCombos,
   payerAddress,
-  type SignatureForm,
   signatureArgs,
   signTyped,
 } from './helpers.js'
@@ -20,10 +19,6 @@ import {
  * an EOA payer and an ERC-1271 smart-wallet payer, in the (v,r,s) and the
  * `bytes signature` interface.
  */
-
-const combos = (['eoa', 'erc1271'] as PayerKind[]).flatMap((kind) =>
-  (['vrs', 'bytes'] as SignatureForm[]).map((form) => ({ kind, form })),
-)
 
 const variants = [
   {
@@ -49,7 +44,7 @@ const variants = [
 type Authorization = { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex }
 
 describe.each(variants)('$fn', (variant) => {
-  describe.each(combos)('$kind payer, $form signature', ({ kind, form }) => {
+  describe.each(payerCombos)('$kind payer, $form signature', ({ kind, form }) => {
     let h: Harness
     let from: Address
     const to = actors.bob.address

@@ -320,6 +320,11 @@ export function nonceOf(label: string): Hex {
 /** Who pays in a behaviour-table row: Alice's EOA, or her ERC-1271 smart wallet. */
 export type PayerKind = 'eoa' | 'erc1271'
 
+/** Every payer kind in every signature interface: the four runs of each behaviour row. */
+export const payerCombos = (['eoa', 'erc1271'] as PayerKind[]).flatMap((kind) =>
+  (['vrs', 'bytes'] as SignatureForm[]).map((form) => ({ kind, form })),
+)
+
 /** The payer address for `kind`; Alice's key signs in both cases (the wallet checks it against its owner). */
 export function payerAddress(h: Harness, kind: PayerKind): Address {
   return kind === 'eoa' ? actors.alice.address : h.wallet

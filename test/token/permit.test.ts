@@ -5,9 +5,8 @@ import {
   createHarness,
   type Harness,
   nonceOf,
-  type PayerKind,
+  payerCombos,
   payerAddress,
-  type SignatureForm,
   signatureArgs,
   signTyped,
 } from './helpers.js'
@@ -18,13 +17,9 @@ import {
  * token follows V2_2, so P13 (they are accepted) is what is asserted.
  */
 
-const combos = (['eoa', 'erc1271'] as PayerKind[]).flatMap((kind) =>
-  (['vrs', 'bytes'] as SignatureForm[]).map((form) => ({ kind, form })),
-)
-
 type Permit = { owner: Address; spender: Address; value: bigint; nonce: bigint; deadline: bigint }
 
-describe.each(combos)('permit — $kind owner, $form signature', ({ kind, form }) => {
+describe.each(payerCombos)('permit — $kind owner, $form signature', ({ kind, form }) => {
   let h: Harness
   let owner: Address
   const spender = actors.charlie.address
