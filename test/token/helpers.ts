@@ -271,24 +271,20 @@ export function revertReason(data: Hex, fallback: string): string {
   }
 }
 
+/** The fields both transfer authorizations sign (their type hashes differ by the primary type's name). */
+const authorizationFields = [
+  { name: 'from', type: 'address' },
+  { name: 'to', type: 'address' },
+  { name: 'value', type: 'uint256' },
+  { name: 'validAfter', type: 'uint256' },
+  { name: 'validBefore', type: 'uint256' },
+  { name: 'nonce', type: 'bytes32' },
+] as const
+
 /** EIP-3009 / EIP-2612 typed-data types, as x402 and Circle's tests sign them. */
 export const types = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-  ReceiveWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
+  TransferWithAuthorization: authorizationFields,
+  ReceiveWithAuthorization: authorizationFields,
   CancelAuthorization: [
     { name: 'authorizer', type: 'address' },
     { name: 'nonce', type: 'bytes32' },
