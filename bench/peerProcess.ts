@@ -1,0 +1,75 @@
+/**
+ * What the benchmarks that spawn devnet and Anvil side by side share: a free
+ * loopback port, a bare JSON-RPC client over fetch, waiting for the first
+ * answer, and a spawned node that is stopped afterwards.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const root = fileURLToPath(new URL('..', import.meta.url))
+const peersDir = process.env.PEERS_DIR ?? join(process.env.TMPDIR ?? tmpdir(), 'devnet-peers')
+/** Anvil as the shared harness installs it (bash ../shared/bench/setup.sh). */
+export const anvilBin = join(peersDir, 'node_modules', '.bin', 'anvil')
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
+export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await response.json()) as { result?: T; error?: { message: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result as T
+}
+
+export async function waitUp(url: string) {
+  for (let i = 0; i < 600; i++) {
+    try {
+      await rpc(url, 'eth_chainId')
+      return
+    } catch {
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+  throw new Error(`${url} did not start`)
+}
+
+export const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
+
+export const timed = async (fn: () => Promise<unknown>) => {
+  const t = performance.now()
+  await fn()
+  return performance.now() - t
+}
+
+/** The command lines of the two nodes these benchmarks compare (a `--port` is appended). */
+export const devnetCommand = (...flags: string[]) => ({
+  command: process.execPath,
+  args: [join(root, 'bin', 'devnet.js'), 'start', '--quiet', ...flags],
+})
+export const anvilCommand = (...flags: string[]) => ({ command: anvilBin, args: ['--host', '127.0.0.1', '--silent', ...flags] })
+
+/** Spawns a node on a free port, waits for its first answer, runs `use(url)`, then stops it. */
+export async function withNode<T>(node: { command: string; args: string[] }, use: (url: string) => Promise<T>): Promise<T> {
+  const port = await freePort()
+  const child: ChildProcess = spawn(node.command, [...node.args, '--port', String(port)], { stdio: 'ignore', cwd: root })
+  const url = `http://127.0.0.1:${port}`
+  try {
+    await waitUp(url)
+    return await use(url)
+  } finally {
+    child.kill('SIGTERM')
+  }
+}
