@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 /**
  * Bundles the CLI (src/cli/main.ts and everything it imports, @ethereumjs/*
- * and viem included) into dist/bundle/cli.cjs, which bin/devnet.js runs
- * through bin/codeCache.js when present.
+ * and viem included) into dist/bundle/cli.cjs, with V8's code cache for it
+ * beside it, which bin/devnet.js runs through bin/codeCache.js when present.
  *
  * Why: Node loads an ES module graph one module at a time (resolve, read,
  * parse, link), and `devnet start` reached ~650 modules: most of its cold
  * start. One file is read and compiled in a fraction of that, and being a
  * classic script (CommonJS) it can be compiled through `vm.Script` with V8's
- * code cache (Node 20 has no compile cache for ES modules): later starts skip
- * compiling what the first one compiled.
+ * code cache (Node 20 has no compile cache for ES modules), made here, so a
+ * start skips compiling what a start compiles.
  *
  * Left out of the bundle, loaded from node_modules at run time:
  * - native addons and their loaders (secp256k1, keccak, better-sqlite3):
@@ -33,10 +33,11 @@
  * (test/bundle.test.ts); DIR must sit inside the package, two levels below
  * its root as dist/bundle/ does, so node_modules and package.json are found.
  */
-import { readFileSync, rmSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { readFileSync, rmSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -103,3 +104,49 @@ if (dynamicImport) throw new Error(`scripts/bundle.mjs: dist/bundle/cli.cjs stil
 
 const size = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('.cjs'))[1].bytes
 console.log(`bundle: ${relative(root, outdir)}/cli.cjs, ${(size / 1024).toFixed(0)} KiB`)
+
+/**
+ * V8's code cache for the bundle (bin/codeCache.js): the bundle is started
+ * once (`devnet start --port 0`, on 127.0.0.1), answers one eth_chainId, and
+ * saves the code it compiled for that, which is what a cold start compiles.
+ * Optional: when this fails (no loopback, a slow machine), the build goes on
+ * and the CLI compiles at each start.
+ */
+async function makeCodeCache(cli) {
+  const { codeCacheFile } = await import(pathToFileURL(join(root, 'bin', 'codeCache.js')).href)
+  const out = codeCacheFile(cli, readFileSync(cli))
+  const launcher = `import { runWithCodeCache } from ${JSON.stringify(pathToFileURL(join(root, 'bin', 'codeCache.js')).href)}; runWithCodeCache(${JSON.stringify(cli)})`
+  // After -e, argv[1] is the first argument: `devnet` stands where the script's path would be.
+  const child = spawn(process.execPath, ['--input-type=module', '-e', launcher, 'devnet', 'start', '--port', '0', '--mining', 'manual', '--quiet'], {
+    cwd: root,
+    env: { ...process.env, DEVNET_CODE_CACHE_OUT: out, DEVNET_FROM_SOURCE: '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  try {
+    let stdout = ''
+    const url = await new Promise((resolve, reject) => {
+      child.stdout.on('data', (d) => {
+        stdout += d
+        const match = /Listening on (http:\/\/\S+)/.exec(stdout)
+        if (match) resolve(match[1])
+      })
+      exited.then((code) => reject(new Error(`exited with ${code} before listening`)))
+    })
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })
+    if (!response.ok) throw new Error(`eth_chainId answered HTTP ${response.status}`)
+    await response.text()
+    child.stdin.end()
+    const code = await exited
+    if (code !== 0) throw new Error(`exited with ${code}`)
+    console.log(`bundle: ${relative(root, out)}, ${(statSync(out).size / 1024).toFixed(0)} KiB of V8 code cache (${process.version})`)
+  } catch (error) {
+    child.kill('SIGKILL')
+    console.warn(`bundle: no V8 code cache (${error.message}); the CLI works, it compiles at each start`)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+await makeCodeCache(join(outdir, 'cli.cjs'))
