@@ -92,7 +92,7 @@ const result = await build({
   plugins: [speedups],
   sourcemap: 'linked',
   legalComments: 'none',
-  logLevel: 'silent',
+  logLevel: 'warning',
   metafile: true,
 })
 const problems = result.warnings.filter((w) => /import\.meta|require|import\(/.test(w.text))
@@ -120,7 +120,7 @@ async function makeCodeCache(cli) {
   const child = spawn(process.execPath, ['--input-type=module', '-e', launcher, 'devnet', 'start', '--port', '0', '--mining', 'manual', '--quiet'], {
     cwd: root,
     env: { ...process.env, DEVNET_CODE_CACHE_OUT: out, DEVNET_FROM_SOURCE: '' },
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   })
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
