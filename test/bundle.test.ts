@@ -1,0 +1,103 @@
+import { execFileSync, spawn } from 'node:child_process'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import Module from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import vm from 'node:vm'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { codeCacheFile } from '../bin/codeCache.js'
+
+// The CLI bundle that `npm run build` / `prepare` write to dist/bundle/ (with its V8 code cache) and bin/devnet.js runs
+// through bin/codeCache.js, built here into a directory of its own inside the package (node_modules and package.json
+// must be found from it, two levels down like dist/bundle/; `.devnet-*/` is git-ignored).
+const root = fileURLToPath(new URL('..', import.meta.url))
+const dir = join(root, `.devnet-bundle-test-${process.pid}`)
+const outdir = join(dir, 'bundle')
+const cli = join(outdir, 'cli.cjs')
+const launcher = join(outdir, 'run.mjs')
+
+function start(args: string[]) {
+  const child = spawn(process.execPath, [launcher, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (d) => (out += d))
+  child.stderr.on('data', (d) => (err += d))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const match = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (match) resolve(match[1]!)
+    })
+    exited.then(() => reject(new Error(`exited early: ${err}`)))
+  })
+  return { child, exited, listening, out: () => out, err: () => err }
+}
+
+const rpc = async (url: string, method: string, params: unknown[] = []) => {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  return (await response.json()) as { result?: unknown; error?: { code: number; message: string } }
+}
+
+/** Whether V8 takes `cachedData` for the bundle, compiled the way bin/codeCache.js compiles it. */
+const accepted = (cachedData: Buffer) =>
+  !new vm.Script(Module.wrap(readFileSync(cli, 'utf8')), { filename: cli, cachedData }).cachedDataRejected
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs'), '--outdir', outdir], { stdio: 'pipe' })
+  writeFileSync(launcher, `import { runWithCodeCache } from ${JSON.stringify(join(root, 'bin', 'codeCache.js'))}\nrunWithCodeCache(${JSON.stringify(cli)})\n`)
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('CLI bundle', () => {
+  test('starts with the same banner, answers, mines in auto mode and exits 0 on SIGTERM', async () => {
+    const p = start(['start', '--port', '0', '--mining', 'auto'])
+    const url = await p.listening
+    expect(p.out()).toContain('Chain ID:        31337')
+    expect(p.out()).toContain('(0) 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 (10000 ETH)')
+    expect(p.out()).toContain('Token:           USD Coin (USDC) at 0x3009300930093009300930093009300930093009')
+    expect(await rpc(url, 'eth_chainId')).toMatchObject({ result: '0x7a69' })
+    // A signed transfer runs the EVM (and the native signature recovery) inside the bundle and seals a block.
+    const sent = await rpc(url, 'eth_sendTransaction', [{ from: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: '0x1' }])
+    expect(sent.error).toBeUndefined()
+    const receipt = await rpc(url, 'eth_getTransactionReceipt', [sent.result])
+    expect(receipt.result).toMatchObject({ status: '0x1', blockNumber: '0x1' })
+    // The token's balanceOf runs the interpreter src/evm/speedups.ts patched inside the bundle.
+    const balanceOf = `0x70a08231${'f39Fd6e51aad88F6F4ce6aB8827279cffFb92266'.toLowerCase().padStart(64, '0')}`
+    const balance = await rpc(url, 'eth_call', [{ to: '0x3009300930093009300930093009300930093009', data: balanceOf }, 'latest'])
+    expect(BigInt(balance.result as string)).toBeGreaterThan(0n)
+    p.child.kill('SIGTERM')
+    expect(await p.exited).toBe(0)
+    expect(p.err()).toBe('')
+  })
+
+  test('the build leaves V8 code cache the bundle accepts; with a damaged one the bundle compiles and runs', async () => {
+    const cacheFile = codeCacheFile(cli, readFileSync(cli))
+    const cache = readFileSync(cacheFile)
+    expect(accepted(cache)).toBe(true)
+    writeFileSync(cacheFile, Buffer.alloc(cache.length, 7))
+    try {
+      const p = start(['start', '--port', '0', '--mining', 'manual', '--quiet'])
+      expect(await rpc(await p.listening, 'eth_chainId')).toMatchObject({ result: '0x7a69' })
+      p.child.kill('SIGTERM')
+      expect(await p.exited).toBe(0)
+      expect(p.err()).toBe('')
+    } finally {
+      writeFileSync(cacheFile, cache)
+    }
+  })
+
+  test('--version reads package.json from the bundle', () => {
+    const version = execFileSync(process.execPath, [launcher, '--version'], { encoding: 'utf8' }).trim()
+    expect(version).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version)
+  })
+
+  test('carries what it should and leaves the native and lazily loaded packages out', () => {
+    const code = readFileSync(cli, 'utf8')
+    // src/evm/speedups.ts's `import.meta.resolve('@ethereumjs/evm')` must have become the bundled interpreter.
+    expect(code).not.toContain('import.meta')
+    expect(code).not.toMatch(/require\(["']solc["']\)/)
+    expect(code).toMatch(/require\d*\(["']micro-eth-signer\/kzg\.js["']\)/)
+    expect(code).toMatch(/require\(["']ws["']\)/)
+    expect(code).toMatch(/\)\(["']secp256k1["']\)/)
+  })
+})
