@@ -16,6 +16,8 @@ export type StoredBlock = ExecutedBlock & {
    * block, as Anvil does; the header keeps what was sealed).
    */
   stateRoot: Uint8Array
+  /** The header's timestamp, when known without reading `block` (a fixture load's blocks are decoded on first read). */
+  timestamp?: bigint
 }
 
 /** Read-only access to the sealed chain: what the pre-confirmed layer and readers get (invariant I5). */
