@@ -1,7 +1,8 @@
 /**
  * Test-harness latencies beside Anvil's, same machine, same HTTP client:
  * after a chain of N blocks (10,000 by default; a few carry transfers),
- *   - evm_snapshot and evm_revert p50 (each sample: snapshot, seal a block, revert);
+ *   - evm_snapshot and evm_revert p50 (each sample: snapshot, seal a block, revert), and evm_revert
+ *     p50 after reads only (snapshot, eth_getBalance, revert: a test's afterEach after a read-only test);
  *   - state dump and load: devnet_dumpFixture / devnet_loadFixture against
  *     anvil_dumpState / anvil_loadState (what each offers to start CI from a
  *     prepared chain; Anvil's dump is its state plus block headers).
@@ -67,7 +68,7 @@ const timed = async (fn: () => Promise<unknown>) => {
   return performance.now() - t
 }
 
-type Figures = { build: number; snapshot: number; revert: number; dump: number; size: number; load: number }
+type Figures = { build: number; snapshot: number; revert: number; revertAfterReads: number; dump: number; size: number; load: number }
 
 async function measure(name: string, url: string, kind: 'devnet' | 'anvil'): Promise<Figures> {
   const [a0, a1] = (await rpc(url, 'eth_accounts')) as string[]
@@ -87,6 +88,12 @@ async function measure(name: string, url: string, kind: 'devnet' | 'anvil'): Pro
     await rpc(url, 'eth_sendTransaction', [{ from: a0, to: a1, value: '0x1' }])
     await rpc(url, 'evm_mine')
     reverts.push(await timed(() => rpc(url, 'evm_revert', [id])))
+  }
+  const revertsAfterReads: number[] = []
+  for (let i = 0; i < samples; i++) {
+    const id = await rpc(url, 'evm_snapshot')
+    await rpc(url, 'eth_getBalance', [a1, 'latest'])
+    revertsAfterReads.push(await timed(() => rpc(url, 'evm_revert', [id])))
   }
   const dir = mkdtempSync(join(tmpdir(), 'devnet-testops-'))
   let dump = 0
@@ -111,7 +118,7 @@ async function measure(name: string, url: string, kind: 'devnet' | 'anvil'): Pro
   }
   rmSync(dir, { recursive: true, force: true })
   console.error(`${name}: done`)
-  return { build, snapshot: p50(snapshots), revert: p50(reverts), dump, size, load: p50(loads) }
+  return { build, snapshot: p50(snapshots), revert: p50(reverts), revertAfterReads: p50(revertsAfterReads), dump, size, load: p50(loads) }
 }
 
 async function run(name: string, command: string, args: string[], kind: 'devnet' | 'anvil') {
@@ -137,6 +144,7 @@ const rows: [string, string, (f: Figures) => string][] = [
   [`build ${blocks} blocks (anvil_mine in 100s, a transfer every 100)`, 's', (f) => (f.build / 1000).toFixed(1)],
   [`evm_snapshot p50 after ${blocks} blocks`, 'ms', (f) => ms(f.snapshot)],
   [`evm_revert p50 after ${blocks} blocks (one block sealed since)`, 'ms', (f) => ms(f.revert)],
+  [`evm_revert p50 after ${blocks} blocks (reads only since)`, 'ms', (f) => ms(f.revertAfterReads)],
   ['state dump (devnet_dumpFixture to a file / anvil_dumpState over RPC)', 'ms', (f) => ms(f.dump)],
   ['dump size', 'KiB', (f) => (f.size / 1024).toFixed(0)],
   ['state load p50 (devnet_loadFixture / anvil_loadState)', 'ms', (f) => ms(f.load)],

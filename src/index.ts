@@ -4,7 +4,7 @@ import { defineChain } from 'viem/utils'
 import { ConfigError, type ConfigInput, loadConfig } from './config/load.js'
 import type { DevnetConfig } from './config/schema.js'
 import { dumpFixtureToFile, readFixtureFile } from './node/fixture/file.js'
-import type { Fixture } from './node/fixture/format.js'
+import type { LoadableFixture } from './node/fixture/format.js'
 import { configWithFixture, loadFixture } from './node/fixture/load.js'
 import { type ImportedChain, type Node, createNode } from './node/node.js'
 import { type Dispatcher, createDispatcher } from './rpc/dispatch.js'
@@ -107,7 +107,7 @@ export async function createDevnet(options: DevnetOptions = {}): Promise<Devnet>
  * genesis does; runtime settings (port, mining, clock kind) stay.
  */
 async function buildNode(resolved: DevnetConfig): Promise<{ config: DevnetConfig; node: Node }> {
-  let fixture: Fixture | undefined
+  let fixture: LoadableFixture | undefined
   if (resolved.fixture) {
     if (resolved.genesis) throw new ConfigError('"fixture" and "genesis" cannot be combined: a fixture holds its own genesis')
     fixture = (await readFixtureFile(resolved.fixture)).fixture

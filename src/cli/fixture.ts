@@ -5,7 +5,7 @@ import { ConfigError, type ConfigInput, readConfigFile } from '../config/load.js
 import { createDevCommon } from '../evm/common.js'
 import { createDevnet } from '../index.js'
 import { dumpFixtureToFile, readFixtureFile } from '../node/fixture/file.js'
-import { type Fixture, fromHex } from '../node/fixture/format.js'
+import { type LoadableFixture, forEachEntry, fromHex } from '../node/fixture/format.js'
 import { verifyLoadedState } from '../node/fixture/load.js'
 
 /**
@@ -52,13 +52,18 @@ const flags = {
 } as const
 
 /** What a fixture holds, as lines of text. */
-export function describeFixture(fixture: Fixture, bytes: number): string {
+export function describeFixture(fixture: LoadableFixture, bytes: number): string {
   const common = createDevCommon(BigInt(fixture.config.chainId), fixture.config.hardfork)
   const head = createBlockFromRLP(fromHex(fixture.blocks[fixture.blocks.length - 1]!.rlp), { common, setHardfork: false })
   const transactions = fixture.blocks.reduce((n, b) => n + b.receipts.length, 0)
   const size = (hexes: string[]) => hexes.reduce((n, h) => n + (h.length - 2) / 2, 0)
-  const nodes = Object.values(fixture.state.nodes)
-  const code = Object.values(fixture.state.code)
+  const values = (entries: LoadableFixture['state']['nodes']) => {
+    const out: string[] = []
+    forEachEntry(entries, (_, value) => out.push(`0x${value}`))
+    return out
+  }
+  const nodes = values(fixture.state.nodes)
+  const code = values(fixture.state.code)
   const mb = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(1)} kB`)
   return [
     `version:       ${fixture.version}`,

@@ -16,6 +16,8 @@ export type StoredBlock = ExecutedBlock & {
    * block, as Anvil does; the header keeps what was sealed).
    */
   stateRoot: Uint8Array
+  /** The header's timestamp, when known without reading `block` (a fixture load's blocks are decoded on first read). */
+  timestamp?: bigint
 }
 
 /** Read-only access to the sealed chain: what the pre-confirmed layer and readers get (invariant I5). */
@@ -41,6 +43,12 @@ export type ChainReader = {
 
 export type Chain = ChainReader & {
   append(block: ExecutedBlock): StoredBlock
+  /**
+   * Appends a block already in stored form as it is, not copied: a fixture
+   * load's blocks (whose `block` may be decoded on first read), or the blocks
+   * a failed load puts back.
+   */
+  appendStored(block: StoredBlock): StoredBlock
   /** Replaces the head's state root (after a cheat) and returns the new head; the old object is left unchanged for readers that hold it. */
   replaceHeadState(root: Uint8Array): StoredBlock
   /** Removes every block above `number` and returns them, newest last. */
@@ -50,7 +58,8 @@ export type Chain = ChainReader & {
   setForkchoice(safe: bigint, finalized: bigint): void
 }
 
-function store(executed: ExecutedBlock): StoredBlock {
+/** The stored form of an executed block (what `append` keeps). */
+export function storedBlock(executed: ExecutedBlock): StoredBlock {
   const logOffsets: number[] = []
   let offset = 0
   for (const tx of executed.txs) {
@@ -91,7 +100,9 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
     return stored
   }
   const append = (executed: ExecutedBlock) => {
-    const stored = store(executed)
+    return appendStored(storedBlock(executed))
+  }
+  const appendStored = (stored: StoredBlock) => {
     const parent = blocks[blocks.length - 1]
     attach(stored)
     if (parent) parents.set(stored, parent)
@@ -115,6 +126,7 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
     finalized: () => at(clamp(finalized === 0n ? BigInt(blocks.length - 1) : finalized))!,
     parentOf: (block) => parents.get(block),
     append,
+    appendStored,
     reattach(block) {
       const parent = parents.get(block)
       if (parent && parent !== blocks[blocks.length - 1]) throw new Error(`block ${block.number} does not follow the head`)

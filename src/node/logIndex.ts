@@ -79,7 +79,8 @@ function lowerBound(list: readonly number[], value: number) {
 /** A block's logs as the index keeps them (also for blocks no longer in the chain: removed logs). */
 export function logsOf(block: StoredBlock): IndexedLog[] {
   const out: IndexedLog[] = []
-  const timestamp = block.block.header.timestamp
+  // A fixture load's blocks are decoded on first read (fixture/lazyBlock.ts): indexing their logs does not read them.
+  const timestamp = block.timestamp ?? block.block.header.timestamp
   block.txs.forEach((tx, txIndex) => {
     tx.logs.forEach((log, i) => {
       out.push({

@@ -52,6 +52,35 @@ describe('evm_snapshot / evm_revert', () => {
     expect((await block()).transactions).toEqual([preconfirmed, pooled])
   })
 
+  test('a revert after reads only keeps the pending block as it is; one after a pre-confirmation rebuilds it', async () => {
+    const { devnet, rpc, transfer, balance, block } = await start()
+    const [, b, c] = devnet.accounts
+    const preconfirmed = await transfer(0, b!.address)
+    await devnet.preconfirm()
+    const { preconf } = devnet.node.internals
+    const published = preconf.snapshot()
+    const pendingBefore = await block('pending')
+
+    // Reads only: the very same pending block stays (nothing is re-executed).
+    const id = await rpc('evm_snapshot')
+    await balance(b!.address)
+    await rpc('eth_call', { from: devnet.accounts[0]!.address, to: c!.address, value: '0x1' }, 'pending')
+    expect(await rpc('evm_revert', id)).toBe(true)
+    expect(preconf.snapshot()).toBe(published)
+    expect(await block('pending')).toEqual(pendingBefore)
+
+    // A pre-confirmation after the snapshot: the pending block is rebuilt without it.
+    const again = await rpc('evm_snapshot')
+    const later = await transfer(1, c!.address)
+    await devnet.preconfirm()
+    expect(devnet.node.pending().txs.map((t) => t.hash)).toEqual([preconfirmed, later])
+    expect(await rpc('evm_revert', again)).toBe(true)
+    expect(preconf.snapshot()).not.toBe(published)
+    expect(devnet.node.pending().txs.map((t) => t.hash)).toEqual([preconfirmed])
+    expect(await block('pending')).toEqual(pendingBefore)
+    expect(devnet.node.pool.all().map((p) => p.hash)).toEqual([])
+  })
+
   test('reverting deletes that id and every later one; an unknown id is false', async () => {
     const { devnet, rpc } = await start()
     const first = await rpc('evm_snapshot')

@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
 import { dumpFixture } from '../../node/fixture/dump.js'
 import { FixtureFileError, dumpFixtureToFile, readFixtureFile } from '../../node/fixture/file.js'
-import { type Fixture, FixtureError } from '../../node/fixture/format.js'
+import { FixtureError, type LoadableFixture } from '../../node/fixture/format.js'
 import { type LoadOptions, loadFixture } from '../../node/fixture/load.js'
 import { parseFixture } from '../../node/fixture/validate.js'
 import { ArgError } from '../codecs.js'
@@ -82,7 +82,7 @@ export const fixtureMethods: MethodDef[] = [
     required: 1,
     handler: ({ node }, [source, options]) =>
       wire(async () => {
-        const fixture: Fixture = typeof source === 'string' ? (await readFixtureFile(source)).fixture : parseFixture(source)
+        const fixture: LoadableFixture = typeof source === 'string' ? (await readFixtureFile(source)).fixture : parseFixture(source)
         const head = await loadFixture(node, fixture, options)
         return { number: q(head.number), hash: head.hash as Hex, blocks: fixture.blocks.length }
       }),
