@@ -12,61 +12,17 @@
  * Anvil comes from the shared harness' $PEERS_DIR (bash ../shared/bench/setup.sh);
  * without it, only devnet is measured. Prints a table; asserts nothing.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { anvilBin, anvilCommand, devnetCommand, p50, rpc, timed, withNode } from './peerProcess.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const peersDir = process.env.PEERS_DIR ?? join(process.env.TMPDIR ?? tmpdir(), 'devnet-peers')
-const anvilBin = join(peersDir, 'node_modules', '.bin', 'anvil')
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name)
   return i > 0 ? Number(process.argv[i + 1]) : fallback
 }
 const blocks = arg('--blocks', 10_000)
 const samples = arg('--samples', 100)
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-
-async function rpc(url: string, method: string, params: unknown[] = []) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  const body = (await response.json()) as { result?: unknown; error?: { message: string } }
-  if (body.error) throw new Error(`${method}: ${body.error.message}`)
-  return body.result
-}
-
-async function waitUp(url: string) {
-  for (let i = 0; i < 600; i++) {
-    try {
-      await rpc(url, 'eth_chainId')
-      return
-    } catch {
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
-  throw new Error(`${url} did not start`)
-}
-
-const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
-const timed = async (fn: () => Promise<unknown>) => {
-  const t = performance.now()
-  await fn()
-  return performance.now() - t
-}
 
 type Figures = { build: number; snapshot: number; revert: number; revertAfterReads: number; dump: number; size: number; load: number }
 
@@ -121,22 +77,10 @@ async function measure(name: string, url: string, kind: 'devnet' | 'anvil'): Pro
   return { build, snapshot: p50(snapshots), revert: p50(reverts), revertAfterReads: p50(revertsAfterReads), dump, size, load: p50(loads) }
 }
 
-async function run(name: string, command: string, args: string[], kind: 'devnet' | 'anvil') {
-  const port = await freePort()
-  const child: ChildProcess = spawn(command, [...args, '--port', String(port)], { stdio: 'ignore', cwd: root })
-  const url = `http://127.0.0.1:${port}`
-  try {
-    await waitUp(url)
-    return await measure(name, url, kind)
-  } finally {
-    child.kill('SIGTERM')
-  }
-}
-
 const results: [string, Figures][] = []
-results.push(['devnet', await run('devnet', process.execPath, [join(root, 'bin', 'devnet.js'), 'start', '--mining', 'manual', '--clock', 'virtual', '--quiet'], 'devnet')])
+results.push(['devnet', await withNode(devnetCommand('--mining', 'manual', '--clock', 'virtual'), (url) => measure('devnet', url, 'devnet'))])
 if (!process.argv.includes('--no-anvil') && existsSync(anvilBin))
-  results.push(['anvil', await run('anvil', anvilBin, ['--host', '127.0.0.1', '--silent'], 'anvil')])
+  results.push(['anvil', await withNode(anvilCommand(), (url) => measure('anvil', url, 'anvil'))])
 else console.error(`bench: no Anvil at ${anvilBin} (bash ../shared/bench/setup.sh); devnet only`)
 
 const ms = (x: number) => (Number.isNaN(x) ? 'failed' : x < 10 ? x.toFixed(2) : x.toFixed(0))
