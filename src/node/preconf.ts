@@ -11,6 +11,7 @@ import { toEvmLogs } from '../evm/execute.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { withIdleRequestQueues } from '../evm/idleRequestQueues.js'
 import { createVmAt } from '../evm/vm.js'
+import { deferFlushToRoot } from '../evm/deferredFlush.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import type { PooledTx } from './pool.js'
 
@@ -132,7 +133,10 @@ export function createPreconf(args: {
   async function start(head: StoredBlock, timestamp: bigint, options: { reuseState: boolean }) {
     parent = head
     const parentBlock = head.block
-    if (!vm) vm = await createVmAt(common, args.state, head.stateRoot, chain)
+    if (!vm) {
+      vm = await createVmAt(common, args.state, head.stateRoot, chain)
+      deferFlushToRoot(vm.stateManager as MerkleStateManager)
+    }
     else if (!options.reuseState) await vm.stateManager.setStateRoot(head.stateRoot, true)
     const pinned = args.overrides?.() ?? {}
     const coinbase = pinned.coinbase ?? args.coinbase
