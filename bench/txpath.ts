@@ -8,8 +8,9 @@
  *
  *   npx tsx bench/txpath.ts                  # spawns `devnet start --mining auto` from src/
  *   npx tsx bench/txpath.ts --prof DIR       # the same, the server under node --cpu-prof (profile in DIR)
- *   npx tsx bench/txpath.ts --url URL        # a node already running
- *   options: --rounds N (default 3; the median and the best are printed)
+ *   npx tsx bench/txpath.ts --url URL        # a node already running (--pid PID: report its CPU time per tx)
+ *   options: --rounds N (default 3; the median and the best are printed), --only eth,erc20,eip3009,
+ *   --src DIR (run the server from another checkout's src/, for A/B runs)
  */
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -62,13 +63,20 @@ const mnemonic = 'test test test test test test test test test test test junk'
 const accounts = Array.from({ length: 10 }, (_, i) => mnemonicToAccount(mnemonic, { addressIndex: i }))
 const authorizer = privateKeyToAccount(keccak256(stringToHex('devnet-bench-authorizer')))
 
-async function startServer(): Promise<{ url: URL; stop: () => Promise<void> }> {
+/** CPU time (user + system, ms) the process `pid` has used so far, from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return undefined
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+}
+
+async function startServer(): Promise<{ url: URL; pid: number | undefined; stop: () => Promise<void> }> {
   const given = option('--url')
-  if (given) return { url: new URL(given), stop: async () => {} }
+  if (given) return { url: new URL(given), pid: option('--pid') ? Number(option('--pid')) : undefined, stop: async () => {} }
   const prof = option('--prof')
   const args = [
     ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
-    '--import', 'tsx', join(root, 'src', 'cli', 'main.ts'), 'start', '--port', '0', '--mining', 'auto', '--quiet',
+    '--import', 'tsx', join(option('--src') ?? join(root, 'src'), 'cli', 'main.ts'), 'start', '--port', '0', '--mining', 'auto', '--quiet',
   ]
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
   const url = await new Promise<string>((resolve, reject) => {
@@ -82,6 +90,7 @@ async function startServer(): Promise<{ url: URL; stop: () => Promise<void> }> {
   })
   return {
     url: new URL(url),
+    pid: child.pid,
     stop: () =>
       new Promise<void>((resolve) => {
         child.on('exit', () => resolve())
@@ -94,7 +103,7 @@ async function main() {
   const rounds = Number(option('--rounds') ?? 3)
   if (!existsSync(artifactPath)) throw new Error(`missing ${artifactPath}`)
   const art = JSON.parse(readFileSync(artifactPath, 'utf8')) as { abi: any[]; bytecode: Hex }
-  const { url, stop } = await startServer()
+  const { url, pid, stop } = await startServer()
   const chainId = Number(await call(url, 'eth_chainId', []))
   const nonces = new Map<string, number>()
   const sync = async () => {
@@ -126,6 +135,7 @@ async function main() {
   const measure = async (lanes: Hex[][]) => {
     const n = lanes.reduce((a, l) => a + l.length, 0)
     const before = Number(await call(url, 'eth_blockNumber', []))
+    const cpu0 = cpuMs(pid)
     const t0 = performance.now()
     const tails = await Promise.all(
       lanes.map(async (txs) => {
@@ -136,8 +146,9 @@ async function main() {
     )
     await Promise.all(tails.map(receipt))
     const seconds = (performance.now() - t0) / 1000
+    const cpu = cpu0 === undefined ? undefined : cpuMs(pid)! - cpu0
     const blocks = Number(await call(url, 'eth_blockNumber', [])) - before
-    return { tps: Math.round(n / seconds), blocks }
+    return { tps: Math.round(n / seconds), blocks, cpuPerTx: cpu === undefined ? undefined : cpu / n }
   }
 
   const workloads: Record<string, (round: number) => Promise<Hex[][]>> = {
@@ -176,13 +187,13 @@ async function main() {
   const only = option('--only')?.split(',')
   for (const [name, build] of Object.entries(workloads)) {
     if (only && !only.includes(name)) continue
-    const results: { tps: number; blocks: number }[] = []
+    const results: { tps: number; blocks: number; cpuPerTx: number | undefined }[] = []
     for (let round = 0; round < rounds; round++) {
       await sync()
       results.push(await measure(await build(round)))
     }
     const sorted = [...results].sort((a, b) => a.tps - b.tps)
-    console.log(`${name.padEnd(8)} median ${sorted[Math.floor((sorted.length - 1) / 2)]!.tps} tx/s, best ${sorted.at(-1)!.tps} (rounds: ${results.map((r) => `${r.tps}/${r.blocks} blocks`).join(', ')})`)
+    console.log(`${name.padEnd(8)} median ${sorted[Math.floor((sorted.length - 1) / 2)]!.tps} tx/s, best ${sorted.at(-1)!.tps} (rounds: ${results.map((r) => `${r.tps}/${r.blocks} blocks${r.cpuPerTx === undefined ? '' : `/${r.cpuPerTx.toFixed(2)} ms server cpu per tx`}`).join(', ')})`)
   }
   await stop()
   process.exit(0)
