@@ -2,10 +2,10 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { KECCAK256_RLP, createAddressFromString, hexToBytes } from '@ethereumjs/util'
-import { BlockBuilder, type RunTxResult, type VM } from '@ethereumjs/vm'
+import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { BlockBuilder, type RunTxResult, type VM, encodeReceipt } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
-import { bytesToHex, getContractAddress } from 'viem/utils'
+import { bytesToHex, getContractAddress, keccak256 } from 'viem/utils'
 import type { BlockEnv } from '../evm/execute.js'
 import { toEvmLogs } from '../evm/execute.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
@@ -14,6 +14,7 @@ import { createVmAt } from '../evm/vm.js'
 import { deferFlushToRoot } from '../evm/deferredFlush.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import type { PooledTx } from './pool.js'
+import { orderedTrieRoot } from './fixture/orderedTrie.js'
 
 /**
  * What `pending` answers from: one immutable pre-confirmation (a Base
@@ -83,14 +84,21 @@ export function toExecutedTx(
 }
 
 /**
- * The transactions root of a block without transactions is the empty trie's
- * root; BlockBuilder would build a trie (a new database and debug logger) to
- * find that out at every seal.
+ * The block's transactions and receipts roots in one synchronous pass
+ * (orderedTrieRoot, the same roots) instead of BlockBuilder's: it builds an
+ * @ethereumjs/mpt trie per root at every seal (a database, a debug logger and
+ * an async put per transaction), even for a block without transactions.
  */
-function emptyTransactionsRoot(builder: BlockBuilder) {
-  const b = builder as unknown as { transactions: unknown[]; transactionsTrie(): Promise<Uint8Array> }
-  const build = b.transactionsTrie.bind(builder)
-  b.transactionsTrie = () => (b.transactions.length === 0 ? Promise.resolve(KECCAK256_RLP) : build())
+function fastBlockRoots(builder: BlockBuilder, keccak: (data: Uint8Array) => Uint8Array) {
+  const b = builder as unknown as {
+    transactions: TypedTransaction[]
+    transactionResults: RunTxResult[]
+    transactionsTrie(): Promise<Uint8Array>
+    receiptTrie(): Promise<Uint8Array>
+  }
+  b.transactionsTrie = async () => orderedTrieRoot(b.transactions.map((tx) => tx.serialize()), keccak)
+  b.receiptTrie = async () =>
+    orderedTrieRoot(b.transactionResults.map((result, i) => encodeReceipt(result.receipt, b.transactions[i]!.type)), keccak)
 }
 
 /**
@@ -119,6 +127,7 @@ export function createPreconf(args: {
   overrides?: () => { gasLimit?: bigint | undefined; coinbase?: Address | undefined; nextBaseFee?: bigint | undefined }
 }) {
   const { common, chain } = args
+  const keccak = common.customCrypto.keccak256 ?? ((data: Uint8Array) => keccak256(data, 'bytes'))
   let vm: VM | undefined
   let builder: BlockBuilder
   let parent: StoredBlock
@@ -155,10 +164,10 @@ export function createPreconf(args: {
       parentBlock,
       headerData,
       blockOpts: { putBlockIntoBlockchain: false, setHardfork: false, skipConsensusFormatValidation: true } as never,
-      ...(common.isActivatedEIP(4895) ? { withdrawals: [] } : {}),
+      // No withdrawals (not an empty list): the header then gets the empty withdrawals root without a trie being built for it.
     })
     asBuilder(builder).checkpointed = true
-    emptyTransactionsRoot(builder)
+    fastBlockRoots(builder, keccak)
     await builder.initState()
     const hd = (builder as unknown as { headerData: Record<string, unknown> }).headerData
     env = {
