@@ -1,9 +1,9 @@
-import type { Block } from '@ethereumjs/block'
+import { type Block, createBlock } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import type { TypedTransaction } from '@ethereumjs/tx'
+import { TransactionType, type TypedTransaction } from '@ethereumjs/tx'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
-import { BlockBuilder, type RunTxResult, type VM, encodeReceipt } from '@ethereumjs/vm'
+import { BlockBuilder, BuildStatus, type RunTxResult, type VM, encodeReceipt, runTx } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
 import { bytesToHex, getContractAddress, keccak256 } from 'viem/utils'
 import type { BlockEnv } from '../evm/execute.js'
@@ -160,6 +160,7 @@ export function createPreconf(args: {
     }
     if (common.isActivatedEIP(4788)) headerData.parentBeaconBlockRoot = new Uint8Array(32)
     if (pinned.nextBaseFee !== undefined && common.isActivatedEIP(1559)) headerData.baseFeePerGas = pinned.nextBaseFee
+    txBlock = undefined
     builder = new BlockBuilder(vm, {
       parentBlock,
       headerData,
@@ -238,26 +239,44 @@ export function createPreconf(args: {
   }
 
   /**
-   * builder.addTransaction, minus a quadratic cost: before each transaction it
-   * creates a whole block (header plus every transaction added so far, each
-   * one copied and checked) only to hand runTx the header. runTx never reads
-   * the block's transactions, so the list is set aside while it runs and the
-   * builder still records every transaction in order. (Under EIP-7928 the
-   * builder numbers access-list entries by that list's length: left alone.)
+   * builder.addTransaction without its per-transaction block. Before each
+   * transaction the builder creates a whole block (a validated header with
+   * its own copy of the chain's Common, plus every transaction added so far,
+   * each copied and checked) only to hand runTx the header fields, which are
+   * the same for every transaction of the block except the gas used so far;
+   * runTx takes that as `blockGasUsed`. So the block is made once per pending
+   * block, and the builder's bookkeeping (what its addTransaction does after
+   * runTx) is done here, so build() assembles the same block.
+   *
+   * Blob transactions (blob gas accounting, sidecars), EIP-8037 (two gas
+   * dimensions) and EIP-7928 (access-list indexes) go through the builder.
    */
+  let txBlock: Block | undefined
   async function addTransaction(tx: TypedTransaction): Promise<RunTxResult> {
     // allowNoBlobs: the pool keeps blob txs bare; their sidecars were verified on admission (evm/rawTx.ts)
     const options = { skipHardForkValidation: true, allowNoBlobs: true }
-    if (common.isActivatedEIP(7928)) return builder.addTransaction(tx, options)
-    const b = builder as unknown as { transactions: TypedTransaction[] }
-    const added = b.transactions
-    b.transactions = []
-    try {
-      return await builder.addTransaction(tx, options)
-    } finally {
-      added.push(...b.transactions)
-      b.transactions = added
+    if (tx.type === TransactionType.BlobEIP4844 || common.isActivatedEIP(7928) || common.isActivatedEIP(8037))
+      return builder.addTransaction(tx, options)
+    const b = builder as unknown as {
+      headerData: Record<string, unknown>
+      blockOpts: Record<string, unknown>
+      blockStatus: { status: string }
+      transactions: TypedTransaction[]
+      transactionResults: RunTxResult[]
+      gasUsed: bigint
+      _minerValue: bigint
     }
+    if (b.blockStatus.status !== BuildStatus.Pending) return builder.addTransaction(tx, options)
+    // The builder's check and message (tick() retries a transaction that only did not fit this block).
+    if (tx.gasLimit > BigInt(b.headerData.gasLimit as bigint) - b.gasUsed)
+      throw new Error('tx has a higher gas limit than the remaining gas in the block')
+    txBlock ??= createBlock({ header: { ...b.headerData, gasUsed: 0n } }, b.blockOpts)
+    const result = await runTx(vm!, { tx, block: txBlock, skipHardForkValidation: true, blockGasUsed: b.gasUsed })
+    b.transactions.push(tx)
+    b.transactionResults.push(result)
+    b.gasUsed += result.blockGasSpent
+    b._minerValue += result.minerValue
+    return result
   }
 
   /**
