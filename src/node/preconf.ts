@@ -12,6 +12,7 @@ import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { withIdleRequestQueues } from '../evm/idleRequestQueues.js'
 import { createVmAt } from '../evm/vm.js'
 import { deferFlushToRoot } from '../evm/deferredFlush.js'
+import { batchFlush } from '../evm/batchedFlush.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import type { PooledTx } from './pool.js'
 import { orderedTrieRoot } from './fixture/orderedTrie.js'
@@ -145,6 +146,7 @@ export function createPreconf(args: {
     if (!vm) {
       vm = await createVmAt(common, args.state, head.stateRoot, chain)
       deferFlushToRoot(vm.stateManager as MerkleStateManager)
+      batchFlush(vm.stateManager as MerkleStateManager)
     }
     else if (!options.reuseState) await vm.stateManager.setStateRoot(head.stateRoot, true)
     const pinned = args.overrides?.() ?? {}
