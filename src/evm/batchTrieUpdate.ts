@@ -93,6 +93,128 @@ function fromRaw(raw: unknown[]): TrieNode {
   return { kind: 'ext', key, child }
 }
 
+/** What one batch works with: the trie's database and hashing, and the nodes to store. */
+type Batch = { t: TrieInternals; ops: { type: 'put'; key: Uint8Array; value: Uint8Array }[] }
+
+async function load(batch: Batch, ref: Ref): Promise<TrieNode> {
+  if (Array.isArray(ref)) return fromRaw(ref)
+  const bytes = await batch.t._db.get(batch.t._getDbKey(ref))
+  if (!bytes) throw new Error('Missing node in DB')
+  return fromRaw(decodeNodeItems(bytes) ?? (RLP.decode(Uint8Array.from(bytes)) as unknown[]))
+}
+
+/** A fresh subtrie holding `entries` (sorted, distinct, all with values), which share their first `depth` nibbles. */
+function build(entries: Change[], depth: number): TrieNode | null {
+  if (entries.length === 0) return null
+  const first = entries[0]!
+  if (entries.length === 1) return { kind: 'leaf', key: first.path.slice(depth), value: first.value! }
+  const last = entries[entries.length - 1]!
+  let shared = 0
+  while (depth + shared < first.path.length && first.path[depth + shared] === last.path[depth + shared]) shared++
+  if (shared > 0) return { kind: 'ext', key: first.path.slice(depth, depth + shared), child: build(entries, depth + shared) }
+  if (first.path.length === depth) throw new Error('keys of different lengths are not supported')
+  const children: Child[] = new Array(16).fill(null)
+  let from = 0
+  while (from < entries.length) {
+    const nibble = entries[from]!.path[depth]!
+    let to = from + 1
+    while (to < entries.length && entries[to]!.path[depth] === nibble) to++
+    children[nibble] = build(entries.slice(from, to), depth + 1)
+    from = to
+  }
+  return { kind: 'branch', children, value: null }
+}
+
+/** `key` prepended to `child`'s path: a leaf or extension absorbs it, a branch gets an extension above it. */
+async function prefixed(batch: Batch, key: number[], child: Child): Promise<Child> {
+  if (child === null || key.length === 0) return child
+  const node = isNode(child) ? child : await load(batch, child)
+  if (node.kind === 'leaf') return { kind: 'leaf', key: [...key, ...node.key], value: node.value }
+  if (node.kind === 'ext') return { kind: 'ext', key: [...key, ...node.key], child: node.child }
+  return { kind: 'ext', key, child }
+}
+
+/** `child` (at `depth` nibbles) with `entries` (sorted, all under it) applied; the same object when nothing changed. */
+async function update(batch: Batch, child: Child, entries: Change[], depth: number): Promise<Child> {
+  if (entries.length === 0) return child
+  if (child === null) return build(entries.filter((e) => e.value !== null), depth)
+  const node = isNode(child) ? child : await load(batch, child)
+  if (node.kind === 'leaf') {
+    // A leaf's subtrie is that one key: rebuild it with the changes merged in.
+    const path = [...entries[0]!.path.slice(0, depth), ...node.key]
+    const merged = entries.some((e) => comparePaths(e.path, path) === 0)
+      ? entries
+      : [...entries, { path, value: node.value }].sort((a, b) => comparePaths(a.path, b.path))
+    return build(merged.filter((e) => e.value !== null), depth)
+  }
+  if (node.kind === 'ext') {
+    const key = node.key
+    const inside = entries.every((e) => {
+      for (let i = 0; i < key.length; i++) if (e.path[depth + i] !== key[i]) return false
+      return true
+    })
+    if (inside) {
+      const next = await update(batch, node.child, entries, depth + key.length)
+      if (next === node.child) return child
+      return prefixed(batch, key, next)
+    }
+    // Some keys leave the extension: it becomes a branch at its first nibble.
+    const children: Child[] = new Array(16).fill(null)
+    children[key[0]!] = key.length > 1 ? { kind: 'ext', key: key.slice(1), child: node.child } : node.child
+    return updateBranch(batch, { kind: 'branch', children, value: null }, entries, depth, false)
+  }
+  return updateBranch(batch, node, entries, depth, child)
+}
+
+async function updateBranch(batch: Batch, node: Branch, entries: Change[], depth: number, original: Child | false): Promise<Child> {
+  const children = node.children.slice()
+  let changed = original === false
+  let from = 0
+  while (from < entries.length) {
+    const nibble = entries[from]!.path[depth]
+    if (nibble === undefined) throw new Error('keys of different lengths are not supported')
+    let to = from + 1
+    while (to < entries.length && entries[to]!.path[depth] === nibble) to++
+    const next = await update(batch, children[nibble]!, from === 0 && to === entries.length ? entries : entries.slice(from, to), depth + 1)
+    if (next !== children[nibble]) {
+      children[nibble] = next
+      changed = true
+    }
+    from = to
+  }
+  if (!changed) return original as Child
+  let only = -1
+  let count = 0
+  for (let i = 0; i < 16; i++)
+    if (children[i] !== null) {
+      count++
+      only = i
+    }
+  if (node.value === null && count === 0) return null
+  if (node.value === null && count === 1) return prefixed(batch, [only], children[only]!)
+  return { kind: 'branch', children, value: node.value }
+}
+
+/** Encodes `child` bottom up; nodes of 32 bytes or more (and the root) are hashed and queued for storing. */
+function commit(batch: Batch, child: Child, root: boolean): Ref {
+  if (child === null) return EMPTY
+  if (!isNode(child)) return child
+  let raw: unknown[]
+  let encoded: Uint8Array | undefined
+  if (child.kind === 'leaf') raw = [hexPrefix(child.key, true), child.value]
+  else if (child.kind === 'ext') raw = [hexPrefix(child.key, false), commit(batch, child.child, false)]
+  else {
+    const refs = child.children.map((c) => commit(batch, c, false))
+    raw = [...refs, child.value ?? EMPTY]
+    encoded = encodeBranch(refs, child.value)
+  }
+  encoded ??= RLP.encode(raw as never)
+  if (encoded.length < 32 && !root) return raw
+  const hash = batch.t.hash(encoded)
+  batch.ops.push({ type: 'put', key: batch.t._getDbKey(hash), value: encoded })
+  return hash
+}
+
 /** Applies `changes` (any order; the last change of a key wins) to `trie` and returns the new root, which the trie is set to. */
 export async function batchUpdate(
   trie: MerklePatriciaTrie,
@@ -103,141 +225,21 @@ export async function batchUpdate(
   const byPath = new Map<string, Change>()
   for (const { key, value } of changes) {
     const applied = t.appliedKey(key)
-    byPath.set(Buffer.from(applied.buffer, applied.byteOffset, applied.length).toString('hex'), {
+    byPath.set(Buffer.from(applied.buffer, applied.byteOffset, applied.length).toString('latin1'), {
       path: nibblesOf(applied),
       value: value === null || value.length === 0 ? null : value,
     })
   }
   const sorted = [...byPath.values()].sort((a, b) => comparePaths(a.path, b.path))
-
-  const load = async (ref: Ref): Promise<TrieNode> => {
-    if (Array.isArray(ref)) return fromRaw(ref)
-    const bytes = await t._db.get(t._getDbKey(ref))
-    if (!bytes) throw new Error('Missing node in DB')
-    return fromRaw(decodeNodeItems(bytes) ?? (RLP.decode(Uint8Array.from(bytes)) as unknown[]))
-  }
-
-  /** A fresh subtrie holding `entries` (sorted, distinct, all with values), which share their first `depth` nibbles. */
-  const build = (entries: Change[], depth: number): TrieNode | null => {
-    if (entries.length === 0) return null
-    const first = entries[0]!
-    if (entries.length === 1) return { kind: 'leaf', key: first.path.slice(depth), value: first.value! }
-    const last = entries[entries.length - 1]!
-    let shared = 0
-    while (depth + shared < first.path.length && first.path[depth + shared] === last.path[depth + shared]) shared++
-    if (shared > 0) return { kind: 'ext', key: first.path.slice(depth, depth + shared), child: build(entries, depth + shared) }
-    if (first.path.length === depth) throw new Error('keys of different lengths are not supported')
-    const children: Child[] = new Array(16).fill(null)
-    let from = 0
-    while (from < entries.length) {
-      const nibble = entries[from]!.path[depth]!
-      let to = from + 1
-      while (to < entries.length && entries[to]!.path[depth] === nibble) to++
-      children[nibble] = build(entries.slice(from, to), depth + 1)
-      from = to
-    }
-    return { kind: 'branch', children, value: null }
-  }
-
-  /** `key` prepended to `child`'s path: a leaf or extension absorbs it, a branch gets an extension above it. */
-  const prefixed = async (key: number[], child: Child): Promise<Child> => {
-    if (child === null || key.length === 0) return child
-    const node = isNode(child) ? child : await load(child)
-    if (node.kind === 'leaf') return { kind: 'leaf', key: [...key, ...node.key], value: node.value }
-    if (node.kind === 'ext') return { kind: 'ext', key: [...key, ...node.key], child: node.child }
-    return { kind: 'ext', key, child }
-  }
-
-  /** `child` (at `depth` nibbles) with `entries` (sorted, all under it) applied; the same object when nothing changed. */
-  const update = async (child: Child, entries: Change[], depth: number): Promise<Child> => {
-    if (entries.length === 0) return child
-    if (child === null) return build(entries.filter((e) => e.value !== null), depth)
-    const node = isNode(child) ? child : await load(child)
-    if (node.kind === 'leaf') {
-      // A leaf's subtrie is that one key: rebuild it with the changes merged in.
-      const path = [...entries[0]!.path.slice(0, depth), ...node.key]
-      const merged = entries.some((e) => comparePaths(e.path, path) === 0)
-        ? entries
-        : [...entries, { path, value: node.value }].sort((a, b) => comparePaths(a.path, b.path))
-      return build(merged.filter((e) => e.value !== null), depth)
-    }
-    if (node.kind === 'ext') {
-      const key = node.key
-      const inside = entries.every((e) => {
-        for (let i = 0; i < key.length; i++) if (e.path[depth + i] !== key[i]) return false
-        return true
-      })
-      if (inside) {
-        const next = await update(node.child, entries, depth + key.length)
-        if (next === node.child) return child
-        return prefixed(key, next)
-      }
-      // Some keys leave the extension: it becomes a branch at its first nibble.
-      const children: Child[] = new Array(16).fill(null)
-      children[key[0]!] = key.length > 1 ? { kind: 'ext', key: key.slice(1), child: node.child } : node.child
-      return updateBranch({ kind: 'branch', children, value: null }, entries, depth, false)
-    }
-    return updateBranch(node, entries, depth, child)
-  }
-
-  const updateBranch = async (node: Branch, entries: Change[], depth: number, original: Child | false): Promise<Child> => {
-    const children = node.children.slice()
-    let changed = original === false
-    let from = 0
-    while (from < entries.length) {
-      const nibble = entries[from]!.path[depth]
-      if (nibble === undefined) throw new Error('keys of different lengths are not supported')
-      let to = from + 1
-      while (to < entries.length && entries[to]!.path[depth] === nibble) to++
-      const next = await update(children[nibble]!, entries.slice(from, to), depth + 1)
-      if (next !== children[nibble]) {
-        children[nibble] = next
-        changed = true
-      }
-      from = to
-    }
-    if (!changed) return original as Child
-    let only = -1
-    let count = 0
-    for (let i = 0; i < 16; i++)
-      if (children[i] !== null) {
-        count++
-        only = i
-      }
-    if (node.value === null && count === 0) return null
-    if (node.value === null && count === 1) return prefixed([only], children[only]!)
-    return { kind: 'branch', children, value: node.value }
-  }
-
-  /** Encodes `child` bottom up; nodes of 32 bytes or more (and the root) are hashed and queued for storing. */
-  const ops: { type: 'put'; key: Uint8Array; value: Uint8Array }[] = []
-  const commit = (child: Child, root: boolean): Ref => {
-    if (child === null) return EMPTY
-    if (!isNode(child)) return child
-    let raw: unknown[]
-    let encoded: Uint8Array | undefined
-    if (child.kind === 'leaf') raw = [hexPrefix(child.key, true), child.value]
-    else if (child.kind === 'ext') raw = [hexPrefix(child.key, false), commit(child.child, false)]
-    else {
-      const refs = child.children.map((c) => commit(c, false))
-      raw = [...refs, child.value ?? EMPTY]
-      encoded = encodeBranch(refs, child.value)
-    }
-    encoded ??= RLP.encode(raw as never)
-    if (encoded.length < 32 && !root) return raw
-    const hash = t.hash(encoded)
-    ops.push({ type: 'put', key: t._getDbKey(hash), value: encoded })
-    return hash
-  }
-
+  const batch: Batch = { t, ops: [] }
   await t._lock.acquire()
   try {
     const current = trie.root()
     const start: Child = equalsRoot(current, t.EMPTY_TRIE_ROOT) ? null : current
-    const next = await update(start, sorted, 0)
+    const next = await update(batch, start, sorted, 0)
     if (next === start) return current
-    const root = next === null ? t.EMPTY_TRIE_ROOT : (commit(next, true) as Uint8Array)
-    await t._db.batch(ops)
+    const root = next === null ? t.EMPTY_TRIE_ROOT : (commit(batch, next, true) as Uint8Array)
+    await t._db.batch(batch.ops)
     trie.root(root)
     await t.persistRoot()
     return root

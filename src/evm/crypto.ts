@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import type { CustomCrypto } from '@ethereumjs/common'
@@ -79,16 +78,9 @@ const keccak256 = KeccakState
 /** Whether the native secp256k1 binding is in use. */
 export const nativeCrypto = native !== undefined
 
-/** SHA-256 from Node's OpenSSL: a block's requests hash (every Prague block), the 0x02 precompile, blob versioned hashes. */
-const sha256 = (data: Uint8Array): Uint8Array => {
-  const digest = createHash('sha256').update(data).digest()
-  return new Uint8Array(digest.buffer, digest.byteOffset, 32)
-}
-
 /** `customCrypto` for every `Common` devnet creates. */
 export const customCrypto: CustomCrypto = {
   ...(keccak256 ? { keccak256 } : {}),
-  sha256,
   ...(native
   ? {
       ecrecover(msgHash, v, r, s, chainId) {

@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createDevCommon } from '../../src/evm/common.js'
-import { customCrypto } from '../../src/evm/crypto.js'
 import { decodeRawTx } from '../../src/evm/rawTx.js'
 
 const common = createDevCommon(31337n, 'osaka')
-const keys = ['0x' + '11'.repeat(32), '0x' + 'ab'.repeat(32), '0x' + '7f'.repeat(32)] as const
+const keys = [`0x${'11'.repeat(32)}`, `0x${'ab'.repeat(32)}`, `0x${'7f'.repeat(32)}`] as const
 
 describe('sender address of decoded transactions', () => {
   it('is the signer, for every transaction type, and the same on the second call', async () => {
@@ -33,9 +31,4 @@ describe('sender address of decoded transactions', () => {
     }
   })
 
-  it('hashes with SHA-256 as the standard does', () => {
-    const data = new TextEncoder().encode('abc')
-    expect(Buffer.from(customCrypto.sha256!(data)).toString('hex')).toBe(createHash('sha256').update(data).digest('hex'))
-    expect(Buffer.from(customCrypto.sha256!(data)).toString('hex')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
-  })
 })
