@@ -2,7 +2,7 @@ import { type Block, createBlock } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx'
-import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { type Address as EthAddress, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { BlockBuilder, BuildStatus, type RunTxResult, type VM, encodeReceipt, runTx } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
 import { bytesToHex, getContractAddress, keccak256 } from 'viem/utils'
@@ -308,6 +308,10 @@ export function createPreconf(args: {
     parent: () => parent,
     env: () => env,
     executed: () => executed,
+    /** An account in the working state (pre-confirmed transactions included), undefined when it does not exist. */
+    accountOf(address: EthAddress) {
+      return vm!.stateManager.getAccount(address)
+    },
     /** Sender nonce in the working state (pre-confirmed transactions included). */
     async nonceOf(address: Address) {
       const account = await vm!.stateManager.getAccount(createAddressFromString(address))
