@@ -116,6 +116,12 @@ function fastBlockRoots(builder: BlockBuilder, keccak: (data: Uint8Array) => Uin
  * exactly the pre-confirmed transactions with identical receipts (I3), at
  * the cost of no re-execution.
  *
+ * The working state writes into its tries only when a root is read (once per
+ * tick, once per seal and block start: deferredFlush.ts), and then each
+ * trie's changes in one batched update (batchedFlush.ts), not per
+ * transaction and per key: the same nodes and roots, with the nodes shared by
+ * a block's changes hashed once.
+ *
  * The layer gets a ChainReader, never the chain (I5).
  */
 export function createPreconf(args: {
