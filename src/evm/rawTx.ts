@@ -1,5 +1,6 @@
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
+import './senderAddress.js'
 import {
   TransactionType,
   type TypedTransaction,

@@ -7,6 +7,7 @@ import './statePatches.js'
 import './speedups.js'
 import { ViewStateManager } from './viewState.js'
 import './trieReadMemo.js'
+import './trieNodeCodec.js'
 
 /** Where BLOCKHASH looks up earlier blocks: the node's chain, or a simulation's. */
 export type BlockSource = {

@@ -244,12 +244,13 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
 
   /** Validates a signed transaction against the pending state and adds it to the pool. */
   async function admit(tx: TypedTransaction): Promise<Hex> {
-    let from: Address
+    let sender: ReturnType<TypedTransaction['getSenderAddress']>
     try {
-      from = tx.getSenderAddress().toString() as Address
+      sender = tx.getSenderAddress()
     } catch {
       throw new TxRejectedError('invalid sender')
     }
+    const from = sender.toString() as Address
     const hash = bytesToHex(tx.hash())
     const env = preconf.env()
     if (tx.gasLimit > env.gasLimit) throw new TxRejectedError('exceeds block gas limit')
@@ -261,9 +262,11 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     const feeCap = 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice
     if (env.baseFeePerGas !== undefined && feeCap < env.baseFeePerGas)
       throw new FeeCapTooLowError(feeCap, env.baseFeePerGas)
-    const stateNonce = await preconf.nonceOf(from)
+    // One read of the sender's account for both checks.
+    const account = await preconf.accountOf(sender)
+    const stateNonce = account?.nonce ?? 0n
     if (tx.nonce < stateNonce) throw new NonceTooLowError(from, stateNonce, tx.nonce)
-    const balance = await preconf.balanceOf(from)
+    const balance = account?.balance ?? 0n
     const cost = tx.gasLimit * feeCap + tx.value + ('getBlobGas' in tx ? 0n : 0n)
     if (balance < cost) throw new InsufficientFundsError(from, balance, cost)
     pool.add({ tx, hash, from, nonce: tx.nonce })

@@ -1,18 +1,21 @@
-import type { Block } from '@ethereumjs/block'
+import { type Block, createBlock } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import type { TypedTransaction } from '@ethereumjs/tx'
-import { KECCAK256_RLP, createAddressFromString, hexToBytes } from '@ethereumjs/util'
-import { BlockBuilder, type RunTxResult, type VM } from '@ethereumjs/vm'
+import { TransactionType, type TypedTransaction } from '@ethereumjs/tx'
+import { type Address as EthAddress, createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { BlockBuilder, BuildStatus, type RunTxResult, type VM, encodeReceipt, runTx } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
-import { bytesToHex, getContractAddress } from 'viem/utils'
+import { bytesToHex, getContractAddress, keccak256 } from 'viem/utils'
 import type { BlockEnv } from '../evm/execute.js'
 import { toEvmLogs } from '../evm/execute.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { withIdleRequestQueues } from '../evm/idleRequestQueues.js'
 import { createVmAt } from '../evm/vm.js'
+import { deferFlushToRoot } from '../evm/deferredFlush.js'
+import { batchFlush } from '../evm/batchedFlush.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import type { PooledTx } from './pool.js'
+import { orderedTrieRoot } from './fixture/orderedTrie.js'
 
 /**
  * What `pending` answers from: one immutable pre-confirmation (a Base
@@ -82,14 +85,21 @@ export function toExecutedTx(
 }
 
 /**
- * The transactions root of a block without transactions is the empty trie's
- * root; BlockBuilder would build a trie (a new database and debug logger) to
- * find that out at every seal.
+ * The block's transactions and receipts roots in one synchronous pass
+ * (orderedTrieRoot, the same roots) instead of BlockBuilder's: it builds an
+ * @ethereumjs/mpt trie per root at every seal (a database, a debug logger and
+ * an async put per transaction), even for a block without transactions.
  */
-function emptyTransactionsRoot(builder: BlockBuilder) {
-  const b = builder as unknown as { transactions: unknown[]; transactionsTrie(): Promise<Uint8Array> }
-  const build = b.transactionsTrie.bind(builder)
-  b.transactionsTrie = () => (b.transactions.length === 0 ? Promise.resolve(KECCAK256_RLP) : build())
+function fastBlockRoots(builder: BlockBuilder, keccak: (data: Uint8Array) => Uint8Array) {
+  const b = builder as unknown as {
+    transactions: TypedTransaction[]
+    transactionResults: RunTxResult[]
+    transactionsTrie(): Promise<Uint8Array>
+    receiptTrie(): Promise<Uint8Array>
+  }
+  b.transactionsTrie = async () => orderedTrieRoot(b.transactions.map((tx) => tx.serialize()), keccak)
+  b.receiptTrie = async () =>
+    orderedTrieRoot(b.transactionResults.map((result, i) => encodeReceipt(result.receipt, b.transactions[i]!.type)), keccak)
 }
 
 /**
@@ -106,6 +116,12 @@ function emptyTransactionsRoot(builder: BlockBuilder) {
  * exactly the pre-confirmed transactions with identical receipts (I3), at
  * the cost of no re-execution.
  *
+ * The working state writes into its tries only when a root is read (once per
+ * tick, once per seal and block start: deferredFlush.ts), and then each
+ * trie's changes in one batched update (batchedFlush.ts), not per
+ * transaction and per key: the same nodes and roots, with the nodes shared by
+ * a block's changes hashed once.
+ *
  * The layer gets a ChainReader, never the chain (I5).
  */
 export function createPreconf(args: {
@@ -118,6 +134,7 @@ export function createPreconf(args: {
   overrides?: () => { gasLimit?: bigint | undefined; coinbase?: Address | undefined; nextBaseFee?: bigint | undefined }
 }) {
   const { common, chain } = args
+  const keccak = common.customCrypto.keccak256 ?? ((data: Uint8Array) => keccak256(data, 'bytes'))
   let vm: VM | undefined
   let builder: BlockBuilder
   let parent: StoredBlock
@@ -132,7 +149,11 @@ export function createPreconf(args: {
   async function start(head: StoredBlock, timestamp: bigint, options: { reuseState: boolean }) {
     parent = head
     const parentBlock = head.block
-    if (!vm) vm = await createVmAt(common, args.state, head.stateRoot, chain)
+    if (!vm) {
+      vm = await createVmAt(common, args.state, head.stateRoot, chain)
+      deferFlushToRoot(vm.stateManager as MerkleStateManager)
+      batchFlush(vm.stateManager as MerkleStateManager)
+    }
     else if (!options.reuseState) await vm.stateManager.setStateRoot(head.stateRoot, true)
     const pinned = args.overrides?.() ?? {}
     const coinbase = pinned.coinbase ?? args.coinbase
@@ -147,14 +168,15 @@ export function createPreconf(args: {
     }
     if (common.isActivatedEIP(4788)) headerData.parentBeaconBlockRoot = new Uint8Array(32)
     if (pinned.nextBaseFee !== undefined && common.isActivatedEIP(1559)) headerData.baseFeePerGas = pinned.nextBaseFee
+    txBlock = undefined
     builder = new BlockBuilder(vm, {
       parentBlock,
       headerData,
       blockOpts: { putBlockIntoBlockchain: false, setHardfork: false, skipConsensusFormatValidation: true } as never,
-      ...(common.isActivatedEIP(4895) ? { withdrawals: [] } : {}),
+      // No withdrawals (not an empty list): the header then gets the empty withdrawals root without a trie being built for it.
     })
     asBuilder(builder).checkpointed = true
-    emptyTransactionsRoot(builder)
+    fastBlockRoots(builder, keccak)
     await builder.initState()
     const hd = (builder as unknown as { headerData: Record<string, unknown> }).headerData
     env = {
@@ -225,26 +247,44 @@ export function createPreconf(args: {
   }
 
   /**
-   * builder.addTransaction, minus a quadratic cost: before each transaction it
-   * creates a whole block (header plus every transaction added so far, each
-   * one copied and checked) only to hand runTx the header. runTx never reads
-   * the block's transactions, so the list is set aside while it runs and the
-   * builder still records every transaction in order. (Under EIP-7928 the
-   * builder numbers access-list entries by that list's length: left alone.)
+   * builder.addTransaction without its per-transaction block. Before each
+   * transaction the builder creates a whole block (a validated header with
+   * its own copy of the chain's Common, plus every transaction added so far,
+   * each copied and checked) only to hand runTx the header fields, which are
+   * the same for every transaction of the block except the gas used so far;
+   * runTx takes that as `blockGasUsed`. So the block is made once per pending
+   * block, and the builder's bookkeeping (what its addTransaction does after
+   * runTx) is done here, so build() assembles the same block.
+   *
+   * Blob transactions (blob gas accounting, sidecars), EIP-8037 (two gas
+   * dimensions) and EIP-7928 (access-list indexes) go through the builder.
    */
+  let txBlock: Block | undefined
   async function addTransaction(tx: TypedTransaction): Promise<RunTxResult> {
     // allowNoBlobs: the pool keeps blob txs bare; their sidecars were verified on admission (evm/rawTx.ts)
     const options = { skipHardForkValidation: true, allowNoBlobs: true }
-    if (common.isActivatedEIP(7928)) return builder.addTransaction(tx, options)
-    const b = builder as unknown as { transactions: TypedTransaction[] }
-    const added = b.transactions
-    b.transactions = []
-    try {
-      return await builder.addTransaction(tx, options)
-    } finally {
-      added.push(...b.transactions)
-      b.transactions = added
+    if (tx.type === TransactionType.BlobEIP4844 || common.isActivatedEIP(7928) || common.isActivatedEIP(8037))
+      return builder.addTransaction(tx, options)
+    const b = builder as unknown as {
+      headerData: Record<string, unknown>
+      blockOpts: Record<string, unknown>
+      blockStatus: { status: string }
+      transactions: TypedTransaction[]
+      transactionResults: RunTxResult[]
+      gasUsed: bigint
+      _minerValue: bigint
     }
+    if (b.blockStatus.status !== BuildStatus.Pending) return builder.addTransaction(tx, options)
+    // The builder's check and message (tick() retries a transaction that only did not fit this block).
+    if (tx.gasLimit > BigInt(b.headerData.gasLimit as bigint) - b.gasUsed)
+      throw new Error('tx has a higher gas limit than the remaining gas in the block')
+    txBlock ??= createBlock({ header: { ...b.headerData, gasUsed: 0n } }, b.blockOpts)
+    const result = await runTx(vm!, { tx, block: txBlock, skipHardForkValidation: true, blockGasUsed: b.gasUsed })
+    b.transactions.push(tx)
+    b.transactionResults.push(result)
+    b.gasUsed += result.blockGasSpent
+    b._minerValue += result.minerValue
+    return result
   }
 
   /**
@@ -274,6 +314,10 @@ export function createPreconf(args: {
     parent: () => parent,
     env: () => env,
     executed: () => executed,
+    /** An account in the working state (pre-confirmed transactions included), undefined when it does not exist. */
+    accountOf(address: EthAddress) {
+      return vm!.stateManager.getAccount(address)
+    },
     /** Sender nonce in the working state (pre-confirmed transactions included). */
     async nonceOf(address: Address) {
       const account = await vm!.stateManager.getAccount(createAddressFromString(address))

@@ -1,0 +1,82 @@
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { describe, expect, it } from 'vitest'
+import '../../src/evm/vm.js'
+import { batchUpdate } from '../../src/evm/batchTrieUpdate.js'
+
+function random(seed: number) {
+  let s = seed >>> 0
+  const next = () => {
+    s = (s + 0x6d2b79f5) >>> 0
+    let t = s
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const int = (n: number) => Math.floor(next() * n)
+  const bytes = (n: number) => Uint8Array.from({ length: n }, () => int(256))
+  return { int, bytes }
+}
+
+/**
+ * Random batches (new keys, changed values, deletes of present and absent
+ * keys) applied with batchUpdate to one trie and with put/del, one key at a
+ * time, to another: the roots must match after every batch, and every key
+ * must read back from the batched trie's stored nodes.
+ */
+async function compare(opts: { hashed: boolean; keyLength: number; valueLength: () => number; seed: number; batches: number }) {
+  const r = random(opts.seed)
+  const batched = new MerklePatriciaTrie({ useKeyHashing: opts.hashed })
+  const sequential = new MerklePatriciaTrie({ useKeyHashing: opts.hashed })
+  const live = new Map<string, Uint8Array>()
+  for (let round = 0; round < opts.batches; round++) {
+    const keys = [...live.keys()]
+    const changes: { key: Uint8Array; value: Uint8Array | null }[] = []
+    const size = 1 + r.int(r.int(4) === 0 ? 60 : 12)
+    for (let i = 0; i < size; i++) {
+      const kind = r.int(10)
+      if (kind < 5 || keys.length === 0) changes.push({ key: r.bytes(opts.keyLength), value: r.bytes(opts.valueLength()) })
+      else if (kind < 7) changes.push({ key: Buffer.from(keys[r.int(keys.length)]!, 'hex'), value: r.bytes(opts.valueLength()) })
+      else if (kind < 9) changes.push({ key: Buffer.from(keys[r.int(keys.length)]!, 'hex'), value: null })
+      else changes.push({ key: r.bytes(opts.keyLength), value: null })
+    }
+    // Now and then the whole trie goes.
+    if (r.int(40) === 0) for (const k of keys) changes.push({ key: Buffer.from(k, 'hex'), value: null })
+    await batchUpdate(batched, changes)
+    for (const { key, value } of changes) {
+      const hex = Buffer.from(key).toString('hex')
+      if (value === null) {
+        await sequential.del(key)
+        live.delete(hex)
+      } else {
+        await sequential.put(key, value)
+        live.set(hex, value)
+      }
+    }
+    expect(Buffer.from(batched.root()).toString('hex'), `batch ${round}`).toBe(Buffer.from(sequential.root()).toString('hex'))
+  }
+  for (const [hex, value] of live) expect(await batched.get(Buffer.from(hex, 'hex'))).toEqual(value)
+  expect(live.size).toBeGreaterThan(0)
+}
+
+describe('batchUpdate', () => {
+  it('gives the root of one-by-one puts and dels in a hashed-key trie (state and storage tries)', async () => {
+    await compare({ hashed: true, keyLength: 20, valueLength: () => 70, seed: 1, batches: 150 })
+    const r = random(9)
+    await compare({ hashed: true, keyLength: 32, valueLength: () => 1 + r.int(33), seed: 2, batches: 150 })
+  })
+
+  it('gives the same root with short keys and values, where small nodes are inlined in their parent', async () => {
+    const r = random(5)
+    await compare({ hashed: false, keyLength: 2, valueLength: () => 1 + r.int(3), seed: 3, batches: 200 })
+    await compare({ hashed: false, keyLength: 3, valueLength: () => 1 + r.int(40), seed: 4, batches: 120 })
+  })
+
+  it('leaves the trie as it was when nothing changes (deleting absent keys)', async () => {
+    const trie = new MerklePatriciaTrie({ useKeyHashing: true })
+    await batchUpdate(trie, [{ key: Uint8Array.of(1), value: Uint8Array.of(9, 9) }])
+    const before = trie.root()
+    expect(await batchUpdate(trie, [{ key: Uint8Array.of(2), value: null }])).toEqual(before)
+    expect(await batchUpdate(trie, [])).toEqual(before)
+    expect(await batchUpdate(trie, [{ key: Uint8Array.of(1), value: null }])).toEqual(trie.EMPTY_TRIE_ROOT)
+  })
+})
