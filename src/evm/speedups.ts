@@ -1,4 +1,6 @@
 import { Common } from '@ethereumjs/common'
+import { applyFramePatches } from './evmFrames.js'
+import { applyInterpreterLoop } from './interpreterLoop.js'
 
 /**
  * Two memos for hot paths of @ethereumjs 10.1 that recompute the same answer
@@ -55,3 +57,5 @@ export async function applySpeedups() {
 }
 
 await applySpeedups()
+await applyInterpreterLoop()
+await applyFramePatches()
