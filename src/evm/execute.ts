@@ -13,6 +13,7 @@ import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
+import { runReadOnlyTx } from './readOnlyTx.js'
 import type { EvmLog } from './types.js'
 
 /** A call object with every field decoded; what eth_call, eth_estimateGas and eth_simulateV1 execute. */
@@ -276,17 +277,24 @@ export async function executeTx(
   if (!options.commit) await vm.stateManager.checkpoint()
   let restore: (() => void) | undefined
   try {
-    if (options.skipSenderCodeCheck) restore = await passSenderCodeCheck(vm, tx.getSenderAddress())
-    const result = await runTx(vm, {
-      tx,
-      block,
-      skipNonce: options.skipNonce ?? true,
-      skipBalance: options.skipBalance ?? false,
-      skipBlockGasLimitValidation: true,
-      skipHardForkValidation: true,
-      reportAccessList: options.reportAccessList ?? false,
-      ...(options.blockGasUsed !== undefined ? { blockGasUsed: options.blockGasUsed } : {}),
-    })
+    const run = async () => {
+      if (options.skipSenderCodeCheck) restore = await passSenderCodeCheck(vm, tx.getSenderAddress())
+      return runTx(vm, {
+        tx,
+        block,
+        skipNonce: options.skipNonce ?? true,
+        skipBalance: options.skipBalance ?? false,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+        reportAccessList: options.reportAccessList ?? false,
+        ...(options.blockGasUsed !== undefined ? { blockGasUsed: options.blockGasUsed } : {}),
+      })
+    }
+    // A call whose state is put back, run as geth runs eth_call (no nonce check, no EOA check): runTx's
+    // steps up to the end of execution only (readOnlyTx.ts), runTx itself for what that does not cover.
+    const readOnly =
+      !options.commit && options.skipSenderCodeCheck && options.skipNonce !== false && !options.skipBalance && !options.reportAccessList
+    const result = readOnly ? await runReadOnlyTx(vm, tx, block, run) : await run()
     return toCallOutcome(result)
   } finally {
     restore?.()
