@@ -30,14 +30,15 @@ const mask64 = (1n << 64n) - 1n
 
 /** `setLengthLeft(bigIntToBytes(word), 32)` for a 256-bit stack word. */
 export function word32(word: bigint): Uint8Array {
-  const out = new Uint8Array(32)
-  const view = new DataView(out.buffer)
-  view.setBigUint64(0, (word >> 192n) & mask64)
-  view.setBigUint64(8, (word >> 128n) & mask64)
-  view.setBigUint64(16, (word >> 64n) & mask64)
-  view.setBigUint64(24, word & mask64)
-  return out
+  scratchView.setBigUint64(0, (word >> 192n) & mask64)
+  scratchView.setBigUint64(8, (word >> 128n) & mask64)
+  scratchView.setBigUint64(16, (word >> 64n) & mask64)
+  scratchView.setBigUint64(24, word & mask64)
+  return scratch.slice()
 }
+
+const scratch = new Uint8Array(32)
+const scratchView = new DataView(scratch.buffer)
 
 /** The minimal big-endian bytes of a positive word, as `bigIntToBytes` gives them. */
 function minimalBytes(word: bigint): Uint8Array {

@@ -1,6 +1,7 @@
 import { Common } from '@ethereumjs/common'
 import { applyFramePatches } from './evmFrames.js'
 import { applyInterpreterLoop } from './interpreterLoop.js'
+import { applyKeccakMemo } from './keccakMemo.js'
 import { applyOpcodeHandlers } from './opcodeHandlers.js'
 import { applyRlpEncode } from './rlpEncode.js'
 
@@ -63,3 +64,4 @@ await applyInterpreterLoop()
 await applyFramePatches()
 await applyOpcodeHandlers()
 applyRlpEncode()
+await applyKeccakMemo()

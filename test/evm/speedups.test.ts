@@ -75,3 +75,31 @@ describe('stack word to 32 bytes', () => {
     for (const w of words) expect(word32(w), w.toString(16)).toEqual(setLengthLeft(bigIntToBytes(w), 32))
   })
 })
+
+describe('keccak memos', () => {
+  it('KECCAK256 pushes what hashing gives, for repeated, short, empty and long inputs', async () => {
+    const { keccakWord } = await import('../../src/evm/keccakMemo.js')
+    const { keccak256 } = await import('viem/utils')
+    const hash = (data: Uint8Array) => keccak256(data, 'bytes')
+    const inputs = [new Uint8Array(0), Uint8Array.of(1), new Uint8Array(64).fill(3), new Uint8Array(64).fill(3), new Uint8Array(500).fill(9)]
+    for (const data of inputs) expect(keccakWord(hash, data)).toBe(BigInt(keccak256(data)))
+  })
+
+  it('a bloom sets the bits the library would, for the same entry added twice and for different ones', async () => {
+    const { Bloom } = await import('@ethereumjs/vm')
+    const { keccak256, hexToBytes } = await import('viem/utils')
+    const bloom = new Bloom()
+    const entries = [hexToBytes('0x00000000000000000000000000000000000fee01'), hexToBytes(`0x${'ab'.repeat(32)}`), hexToBytes(`0x${'ab'.repeat(32)}`)]
+    for (const e of entries) bloom.add(e)
+    const expected = new Uint8Array(256)
+    for (const e of entries) {
+      const h = keccak256(e, 'bytes')
+      for (let i = 0; i < 3; i++) {
+        const loc = 2047 & ((h[i * 2]! << 8) | h[i * 2 + 1]!)
+        expected[256 - (loc >> 3) - 1]! |= 1 << (loc % 8)
+      }
+    }
+    expect(bloom.bitvector).toEqual(expected)
+    for (const e of entries) expect(bloom.check(e)).toBe(true)
+  })
+})
