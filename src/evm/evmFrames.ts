@@ -19,6 +19,12 @@ import { Account, createZeroAddress, equalsBytes } from '@ethereumjs/util'
  * branches left out here go to the original: EIP-7864 / EIP-6800 (stateless
  * witnesses), EIP-2780 (Amsterdam top-frame charges), the profiler and DEBUG
  * logging.
+ *
+ * One step is left out where it has no effect: a frame without value puts
+ * the caller and callee back exactly as it read them (an RLP encoding and a
+ * cache entry each, twice per frame); for accounts that exist only the
+ * touch is kept. An account that does not exist is still written, as an
+ * empty account, exactly as before.
  */
 
 type Address = ReturnType<typeof createZeroAddress>
@@ -47,7 +53,7 @@ type Evm = {
   common: { isActivatedEIP(eip: number): boolean }
   stateManager: { getAccount(address: Address): Promise<Account | undefined> }
   blockchain: unknown
-  journal: unknown
+  journal: { touchAddress(address: Address): void }
   performanceLogger: unknown
   DEBUG: boolean
   _tx: { gasPrice: bigint; origin?: Address }
@@ -94,19 +100,25 @@ export async function applyFramePatches() {
   proto._executeCall = async function (this: Evm, message: Message) {
     if (!fastFrames(this)) return originalCall.call(this, message)
     const gasLimit = message.gasLimit
-    const account = (await this.stateManager.getAccount(message.caller)) ?? new Account()
+    const found = await this.stateManager.getAccount(message.caller)
+    const account = found ?? new Account()
     let errorMessage: unknown
+    // A frame without value puts back each existing account as it read it: only the touch (EIP-161) has an effect.
+    const unchanged = message.value === 0n
     if (!message.delegatecall) {
       try {
-        await this._reduceSenderBalance(account, message)
+        if (unchanged && found !== undefined) this.journal.touchAddress(message.caller)
+        else await this._reduceSenderBalance(account, message)
       } catch (e) {
         errorMessage = e
       }
     }
-    const toAccount = (await this.stateManager.getAccount(message.to)) ?? new Account()
+    const foundTo = await this.stateManager.getAccount(message.to)
+    const toAccount = foundTo ?? new Account()
     if (!message.delegatecall) {
       try {
-        await this._addToBalance(toAccount, message)
+        if (unchanged && foundTo !== undefined) this.journal.touchAddress(message.to)
+        else await this._addToBalance(toAccount, message)
       } catch (e) {
         errorMessage = e
       }
