@@ -125,7 +125,8 @@ export function createCallTx(
   const base = {
     nonce: request.nonce ?? defaults.nonce,
     gasLimit: request.gas ?? defaults.gas,
-    to: request.to ? request.to : undefined,
+    // As bytes: the transaction would otherwise check the hex string against a regular expression and decode it.
+    to: request.to ? hexToBytes(request.to) : undefined,
     value: request.value ?? 0n,
     data: request.data ? hexToBytes(request.data) : new Uint8Array(),
   }
@@ -196,7 +197,20 @@ export function createCallTx(
       )
       break
     default:
-      tx = createFeeMarket1559Tx({ ...base, ...fee1559, accessList: accessList ?? [] }, options)
+      // Spelled out: a literal that spreads two objects takes V8's slow copy path (see evmFrames.ts), per call.
+      tx = createFeeMarket1559Tx(
+        {
+          nonce: base.nonce,
+          gasLimit: base.gasLimit,
+          to: base.to,
+          value: base.value,
+          data: base.data,
+          maxFeePerGas: fee1559.maxFeePerGas,
+          maxPriorityFeePerGas: fee1559.maxPriorityFeePerGas,
+          accessList: accessList ?? [],
+        },
+        options,
+      )
   }
   const from = createAddressFromString(request.from ?? '0x0000000000000000000000000000000000000000')
   return impersonate(tx, from)
