@@ -1,9 +1,9 @@
 import { RLP } from '@ethereumjs/rlp'
-import { bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
+import { bigIntToBytes, bytesToBigInt as libraryBytesToBigInt, setLengthLeft } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import '../../src/evm/vm.js'
 import { encode, libraryEncode } from '../../src/evm/rlpEncode.js'
-import { word32 } from '../../src/evm/opcodeHandlers.js'
+import { bytesToBigInt, word32 } from '../../src/evm/opcodeHandlers.js'
 
 /** A deterministic generator, so a failure names its case. */
 function random(seed: number) {
@@ -73,6 +73,16 @@ describe('stack word to 32 bytes', () => {
       words.push(w)
     }
     for (const w of words) expect(word32(w), w.toString(16)).toEqual(setLengthLeft(bigIntToBytes(w), 32))
+  })
+
+  it('reads bytes back as the library does, for every length up to 32 and for views into a larger array', () => {
+    const next = random(13)
+    const backing = new Uint8Array(100).map(() => Math.floor(next() * 256))
+    for (let length = 0; length <= 32; length++)
+      for (const start of [0, 1, 7, 40]) {
+        const bytes = backing.subarray(start, start + length)
+        expect(bytesToBigInt(bytes), `${start}+${length}`).toBe(libraryBytesToBigInt(bytes))
+      }
   })
 })
 
