@@ -13,6 +13,7 @@ import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
+import { runReadOnlyTx } from './readOnlyTx.js'
 import type { EvmLog } from './types.js'
 
 /** A call object with every field decoded; what eth_call, eth_estimateGas and eth_simulateV1 execute. */
@@ -124,7 +125,8 @@ export function createCallTx(
   const base = {
     nonce: request.nonce ?? defaults.nonce,
     gasLimit: request.gas ?? defaults.gas,
-    to: request.to ? request.to : undefined,
+    // As bytes: the transaction would otherwise check the hex string against a regular expression and decode it.
+    to: request.to ? hexToBytes(request.to) : undefined,
     value: request.value ?? 0n,
     data: request.data ? hexToBytes(request.data) : new Uint8Array(),
   }
@@ -195,7 +197,20 @@ export function createCallTx(
       )
       break
     default:
-      tx = createFeeMarket1559Tx({ ...base, ...fee1559, accessList: accessList ?? [] }, options)
+      // Spelled out: a literal that spreads two objects takes V8's slow copy path (see evmFrames.ts), per call.
+      tx = createFeeMarket1559Tx(
+        {
+          nonce: base.nonce,
+          gasLimit: base.gasLimit,
+          to: base.to,
+          value: base.value,
+          data: base.data,
+          maxFeePerGas: fee1559.maxFeePerGas,
+          maxPriorityFeePerGas: fee1559.maxPriorityFeePerGas,
+          accessList: accessList ?? [],
+        },
+        options,
+      )
   }
   const from = createAddressFromString(request.from ?? '0x0000000000000000000000000000000000000000')
   return impersonate(tx, from)
@@ -276,17 +291,24 @@ export async function executeTx(
   if (!options.commit) await vm.stateManager.checkpoint()
   let restore: (() => void) | undefined
   try {
-    if (options.skipSenderCodeCheck) restore = await passSenderCodeCheck(vm, tx.getSenderAddress())
-    const result = await runTx(vm, {
-      tx,
-      block,
-      skipNonce: options.skipNonce ?? true,
-      skipBalance: options.skipBalance ?? false,
-      skipBlockGasLimitValidation: true,
-      skipHardForkValidation: true,
-      reportAccessList: options.reportAccessList ?? false,
-      ...(options.blockGasUsed !== undefined ? { blockGasUsed: options.blockGasUsed } : {}),
-    })
+    const run = async () => {
+      if (options.skipSenderCodeCheck) restore = await passSenderCodeCheck(vm, tx.getSenderAddress())
+      return runTx(vm, {
+        tx,
+        block,
+        skipNonce: options.skipNonce ?? true,
+        skipBalance: options.skipBalance ?? false,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+        reportAccessList: options.reportAccessList ?? false,
+        ...(options.blockGasUsed !== undefined ? { blockGasUsed: options.blockGasUsed } : {}),
+      })
+    }
+    // A call whose state is put back, run as geth runs eth_call (no nonce check, no EOA check): runTx's
+    // steps up to the end of execution only (readOnlyTx.ts), runTx itself for what that does not cover.
+    const readOnly =
+      !options.commit && options.skipSenderCodeCheck && options.skipNonce !== false && !options.skipBalance && !options.reportAccessList
+    const result = readOnly ? await runReadOnlyTx(vm, tx, block, run) : await run()
     return toCallOutcome(result)
   } finally {
     restore?.()

@@ -1,4 +1,9 @@
 import { Common } from '@ethereumjs/common'
+import { applyFramePatches } from './evmFrames.js'
+import { applyInterpreterLoop } from './interpreterLoop.js'
+import { applyKeccakMemo } from './keccakMemo.js'
+import { applyOpcodeHandlers } from './opcodeHandlers.js'
+import { applyRlpEncode } from './rlpEncode.js'
 
 /**
  * Two memos for hot paths of @ethereumjs 10.1 that recompute the same answer
@@ -55,3 +60,8 @@ export async function applySpeedups() {
 }
 
 await applySpeedups()
+await applyInterpreterLoop()
+await applyFramePatches()
+await applyOpcodeHandlers()
+applyRlpEncode()
+await applyKeccakMemo()

@@ -78,7 +78,8 @@ export async function prepareCall(call: CallRequest, ctx: CallContext): Promise<
   const tip = legacy ? feeCap : (call.maxPriorityFeePerGas ?? 0n)
   const blobFeeCap = call.maxFeePerBlobGas ?? 0n
   const feeless = !ctx.validation && feeCap === 0n && tip === 0n
-  const who = getAddress(from)
+  // The checksummed sender, for error messages only (a keccak: computed when one is thrown).
+  const who = { toString: () => getAddress(from) }
 
   if (ctx.validation) {
     if (stateNonce < nonce) throw txError(-38011, `nonce too high: address ${who}, tx: ${nonce} state: ${stateNonce}`, gas)

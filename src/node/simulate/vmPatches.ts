@@ -1,9 +1,11 @@
 import { type Block, Block as BlockClass } from '@ethereumjs/block'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { createAddressFromString } from '@ethereumjs/util'
-import type { BlockBuilder, VM } from '@ethereumjs/vm'
+import { KECCAK256_RLP, createAddressFromString } from '@ethereumjs/util'
+import { type BlockBuilder, type RunTxResult, type VM, encodeReceipt } from '@ethereumjs/vm'
+import { keccak256 } from 'viem/utils'
 import { withIdleRequestQueues } from '../../evm/idleRequestQueues.js'
+import { orderedTrieRoot } from '../fixture/orderedTrie.js'
 import type { Hex } from 'viem'
 
 /*
@@ -26,9 +28,13 @@ export async function assemble(
   state: MerkleStateManager,
   computeStateRoot: boolean,
 ): Promise<Block> {
-  const transactionsTrie = await builder.transactionsTrie()
-  const receiptTrie = await builder.receiptTrie()
   const txs = internals.transactions as TypedTransaction[]
+  // The roots the builder's tries give (item i under RLP(i)), in one synchronous pass instead of a trie put per item.
+  const keccak = builder['vm'].common.customCrypto.keccak256 ?? ((data: Uint8Array) => keccak256(data, 'bytes'))
+  const results = (builder as unknown as { transactionResults: RunTxResult[] }).transactionResults
+  const transactionsTrie = orderedTrieRoot(txs.map((tx) => tx.serialize()), keccak)
+  const receiptTrie =
+    results.length === 0 ? KECCAK256_RLP : orderedTrieRoot(results.map((r, i) => encodeReceipt(r.receipt, txs[i]!.type)), keccak)
   Object.assign(builder, { transactionsTrie: async () => transactionsTrie, receiptTrie: async () => receiptTrie })
   internals.transactions = []
   // Empty EIP-7002/7251 queues answer "no requests" without an EVM call, as when sealing (same roots, same requests hash).

@@ -1,0 +1,143 @@
+import { EVMError } from '@ethereumjs/evm'
+import { EthereumJSErrorWithoutCode } from '@ethereumjs/util'
+
+/**
+ * The interpreter loop of @ethereumjs/evm 10.1 without a promise per opcode.
+ *
+ * ethereumjs runs every opcode as `await this.runStep(op)`, an async
+ * function that itself awaits the (mostly synchronous) dynamic gas handler:
+ * two or three promises and microtask turns per opcode, even for an ADD.
+ * On a token balanceOf (136 opcodes) that machinery cost more than the
+ * opcodes. This loop does the same steps in the same order (gas handler,
+ * invalid-opcode check, base fee, program counter, pending EIP-7928 trap,
+ * handler) and awaits only what really returns a promise: a gas handler or
+ * an opcode that reads state.
+ *
+ * It runs only where the original has nothing else to do per step: no
+ * `step` listeners (tracers, the struct logger), no DEBUG logging, no
+ * profiler, no EOF container, no stateless (EIP-6800/7864) code-chunk gas.
+ * Everything else goes to the original `run`, unchanged.
+ */
+
+type OpInfo = { feeBigInt: bigint; dynamicGas: boolean; isInvalid: boolean; isAsync: boolean; code: number }
+type OpEntry = {
+  opcodeInfo: OpInfo
+  opHandler: (runState: RunState, common: unknown) => unknown
+  gasHandler: (runState: RunState, gas: bigint, common: unknown) => bigint | Promise<bigint>
+}
+type RunState = {
+  programCounter: number
+  opCode: number
+  code: Uint8Array
+  validJumps: Uint8Array
+  cachedPushes: Record<number, bigint>
+  shouldDoJumpAnalysis: boolean
+  gasLeft: bigint
+  eip7928PostTargetCallOog?: unknown
+  eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean
+  env: { accessWitness?: { commit(): void; revert(): void } | undefined }
+}
+type Interp = {
+  _runState: RunState
+  _evm: { DEBUG: boolean; events: { listenerCount(name: string): number }; _opcodeMap: OpEntry[] }
+  common: { isActivatedEIP(eip: number): boolean }
+  profilerOpts?: { enabled?: boolean } | undefined
+  _env: { chargeCodeAccesses?: boolean }
+  useGas(amount: bigint, context: OpInfo): void
+  _getValidJumpDestinations(code: Uint8Array): { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCached: OpEntry[] }
+}
+type Run = (this: Interp, code: Uint8Array, opts?: { pc?: number }) => Promise<{ runState: RunState; exceptionError: unknown }>
+
+let applied = false
+
+export async function applyInterpreterLoop() {
+  if (applied) return
+  applied = true
+  // Not exported by the package: loaded from the files the EVM itself loads, so the classes are the same.
+  const base = import.meta.resolve('@ethereumjs/evm')
+  const { Interpreter } = (await import(new URL('./interpreter.js', base).href)) as { Interpreter: { prototype: Interp & { run: Run } } }
+  const { consumeEip7928PostTargetCallOog } = (await import(new URL('./opcodes/EIP7928.js', base).href)) as {
+    consumeEip7928PostTargetCallOog(runState: RunState): void
+  }
+  const original = Interpreter.prototype.run
+  const outOfGas = EVMError.errorMessages.OUT_OF_GAS
+  const stop = EVMError.errorMessages.STOP
+
+  /** The rest of a step after its gas is known: the original runStep from the invalid-opcode check on. */
+  function finish(interp: Interp, entry: OpEntry, gas: bigint): unknown {
+    const info = entry.opcodeInfo
+    if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE)
+    interp.useGas(gas, info)
+    const runState = interp._runState
+    runState.programCounter++
+    consumeEip7928PostTargetCallOog(runState)
+    const result = entry.opHandler(runState, interp.common)
+    if (info.isAsync && result instanceof Promise) return result.then(() => runState.env.accessWitness?.commit())
+    runState.env.accessWitness?.commit()
+    return undefined
+  }
+
+  /** One step; a promise only when the gas handler or the opcode returned one. */
+  function step(interp: Interp, entry: OpEntry): unknown {
+    const info = entry.opcodeInfo
+    if (!info.dynamicGas) return finish(interp, entry, info.feeBigInt)
+    const gas = entry.gasHandler(interp._runState, info.feeBigInt, interp.common)
+    if (gas instanceof Promise) return gas.then((g) => finish(interp, entry, g))
+    return finish(interp, entry, gas)
+  }
+
+  Interpreter.prototype.run = async function (this: Interp, code, opts = {}) {
+    const evm = this._evm
+    if (
+      (code[0] === 0xef && this.common.isActivatedEIP(3540)) ||
+      this.profilerOpts?.enabled === true ||
+      evm.DEBUG ||
+      evm.events.listenerCount('step') > 0 ||
+      ((this.common.isActivatedEIP(6800) || this.common.isActivatedEIP(7864)) && this._env.chargeCodeAccesses === true)
+    )
+      return original.call(this, code, opts)
+    const runState = this._runState
+    runState.code = code
+    runState.programCounter = opts.pc ?? runState.programCounter
+    const pc = runState.programCounter
+    if (pc !== 0 && (pc < 0 || pc >= code.length)) throw EthereumJSErrorWithoutCode('Internal error: program counter not in range')
+    const opcodeMap = evm._opcodeMap
+    let cached: OpEntry[] | undefined
+    let err: unknown
+    while (runState.programCounter < code.length) {
+      const counter = runState.programCounter
+      let entry: OpEntry
+      let opCode: number
+      if (cached === undefined) {
+        opCode = code[counter]!
+        if (opCode === 0x56 || opCode === 0x57 || opCode === 0x5e) {
+          const { jumps, pushes, opcodesCached } = this._getValidJumpDestinations(code)
+          runState.validJumps = jumps
+          runState.cachedPushes = pushes
+          runState.shouldDoJumpAnalysis = false
+          cached = opcodesCached
+        }
+        // Before the analysis the original looks the opcode up by its byte, at this step too.
+        entry = opcodeMap[opCode]!
+      } else {
+        entry = cached[counter]!
+        opCode = entry.opcodeInfo.code
+      }
+      runState.opCode = opCode
+      try {
+        const pending = step(this, entry)
+        if (pending !== undefined) await pending
+      } catch (e) {
+        runState.env.accessWitness?.revert()
+        if (!(typeof e === 'object' && e !== null && 'errorType' in e && (e as { errorType: unknown }).errorType === 'EVMError')) throw e
+        if ((e as unknown as { error: unknown }).error !== stop) err = e
+        break
+      }
+    }
+    if (err === undefined && runState.eip8037BurnLeftoverAfterCreateHaltOntoAlive === true && runState.gasLeft > 0n) {
+      runState.gasLeft = 0n
+      err = new EVMError(outOfGas)
+    }
+    return { runState, exceptionError: err }
+  }
+}

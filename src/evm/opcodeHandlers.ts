@@ -1,0 +1,128 @@
+/**
+ * Faster equivalents of the @ethereumjs/evm 10.1 handlers of MSTORE, SLOAD
+ * (and SLOAD's gas), SSTORE, MLOAD and CALLDATALOAD, installed in the library's handler tables
+ * before any EVM is created (every EVM copies the tables when it is built).
+ *
+ * Each turned a stack word into 32 bytes as
+ * `setLengthLeft(bigIntToBytes(word), 32)`: a hex string, a parse, and a
+ * left pad that rebuilds the array through two array spreads; MLOAD and
+ * CALLDATALOAD read words back through a hex string. Those were a few per
+ * cent of a token call. Here words are written into and read from bytes
+ * directly; everything else is the original handler's, in its order. SSTORE
+ * keeps the original where EIP-8037 (state gas) is active.
+ */
+
+type Stack = { pop(): bigint; popN(n: number): bigint[]; peek(n?: number): bigint[]; push(value: bigint): void }
+type RunState = {
+  stack: Stack
+  memory: { write(offset: number, size: number, value: Uint8Array): void; read(offset: number, size: number, avoidCopy?: boolean): Uint8Array }
+  interpreter: {
+    getCallDataSize(): bigint
+    getCallData(): Uint8Array
+    storageLoad(key: Uint8Array, original?: boolean, warm?: boolean): Promise<Uint8Array>
+    storageStore(key: Uint8Array, value: Uint8Array): Promise<void>
+    _evm: { common: Common }
+  }
+  env: { accessWitness?: unknown }
+}
+type Common = { isActivatedEIP(eip: number): boolean }
+type Handler = (runState: RunState, common: Common) => unknown
+type GasHandler = (runState: RunState, gas: bigint, common: Common) => Promise<bigint> | bigint
+
+const mask64 = (1n << 64n) - 1n
+
+/** `setLengthLeft(bigIntToBytes(word), 32)` for a 256-bit stack word. */
+export function word32(word: bigint): Uint8Array {
+  scratchView.setBigUint64(0, (word >> 192n) & mask64)
+  scratchView.setBigUint64(8, (word >> 128n) & mask64)
+  scratchView.setBigUint64(16, (word >> 64n) & mask64)
+  scratchView.setBigUint64(24, word & mask64)
+  return scratch.slice()
+}
+
+const scratch = new Uint8Array(32)
+const scratchView = new DataView(scratch.buffer)
+
+/** The minimal big-endian bytes of a positive word, as `bigIntToBytes` gives them. */
+function minimalBytes(word: bigint): Uint8Array {
+  const full = word32(word)
+  let start = 0
+  while (start < 31 && full[start] === 0) start++
+  return full.slice(start)
+}
+
+let applied = false
+
+export async function applyOpcodeHandlers() {
+  if (applied) return
+  applied = true
+  const base = import.meta.resolve('@ethereumjs/evm')
+  const { handlers } = (await import(new URL('./opcodes/functions.js', base).href)) as { handlers: Map<number, Handler> }
+  const { dynamicGasHandlers } = (await import(new URL('./opcodes/gas.js', base).href)) as { dynamicGasHandlers: Map<number, GasHandler> }
+  const { accessStorageEIP2929 } = (await import(new URL('./opcodes/EIP2929.js', base).href)) as {
+    accessStorageEIP2929(runState: RunState, key: Uint8Array, isSstore: boolean, common: Common, chargeGas?: boolean): bigint
+  }
+
+  const sstore = handlers.get(0x55)!
+  const sloadGas = dynamicGasHandlers.get(0x54)!
+
+  // MSTORE: memory.write copies the bytes in.
+  handlers.set(0x52, (runState) => {
+    const [offset, word] = runState.stack.popN(2) as [bigint, bigint]
+    runState.memory.write(Number(offset), 32, word32(word))
+  })
+
+  // MLOAD: memory.read without a copy hands out a view of memory; only read here.
+  handlers.set(0x51, (runState) => {
+    const pos = runState.stack.pop()
+    runState.stack.push(bytesToBigInt(runState.memory.read(Number(pos), 32, true)))
+  })
+
+  // CALLDATALOAD: bytes past the end of the call data read as zeros.
+  handlers.set(0x35, (runState) => {
+    const pos = runState.stack.pop()
+    if (pos > runState.interpreter.getCallDataSize()) {
+      runState.stack.push(0n)
+      return
+    }
+    const i = Number(pos)
+    const loaded = runState.interpreter.getCallData().subarray(i, i + 32)
+    let r = bytesToBigInt(loaded)
+    if (loaded.length < 32) r <<= 8n * BigInt(32 - loaded.length)
+    runState.stack.push(r)
+  })
+
+  // SLOAD
+  handlers.set(0x54, async (runState) => {
+    const key = runState.stack.pop()
+    const value = await runState.interpreter.storageLoad(word32(key))
+    runState.stack.push(value.length ? bytesToBigInt(value) : 0n)
+  })
+
+  // SLOAD's gas: the witness branch (EIP-6800/7864) stays the original's.
+  dynamicGasHandlers.set(0x54, (runState, gas, common) => {
+    if (common.isActivatedEIP(6800) || common.isActivatedEIP(7864)) return sloadGas(runState, gas, common)
+    const key = runState.stack.peek()[0]!
+    if (common.isActivatedEIP(2929)) gas += accessStorageEIP2929(runState, word32(key), false, common, true)
+    return gas
+  })
+
+  // SSTORE, where it has no state gas to meter (EIP-8037).
+  handlers.set(0x55, async (runState, common) => {
+    if (runState.interpreter._evm.common.isActivatedEIP(8037)) return sstore(runState, common)
+    const [key, val] = runState.stack.popN(2) as [bigint, bigint]
+    const value = val === 0n ? new Uint8Array(0) : minimalBytes(val)
+    await runState.interpreter.storageStore(word32(key), value)
+  })
+}
+
+/** `bytesToBigInt` of @ethereumjs/util (big-endian, empty is 0), without the hex string. */
+export function bytesToBigInt(bytes: Uint8Array): bigint {
+  if (bytes.length === 32) {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, 32)
+    return (view.getBigUint64(0) << 192n) | (view.getBigUint64(8) << 128n) | (view.getBigUint64(16) << 64n) | view.getBigUint64(24)
+  }
+  let out = 0n
+  for (let i = 0; i < bytes.length; i++) out = (out << 8n) | BigInt(bytes[i]!)
+  return out
+}
