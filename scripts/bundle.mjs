@@ -20,7 +20,7 @@
  * - solc and everything else the CLI never imports.
  *
  * What the source must keep for this (the build fails otherwise): no
- * top-level await (a script has none; src/evm/speedups.ts's is rewritten
+ * top-level await (a script has none; src/evm/evmInternals.ts's is replaced
  * below), `import.meta` only as `import.meta.url`, and no `import()` of a
  * computed specifier.
  *
@@ -46,30 +46,27 @@ const outdir = outdirFlag > 0 ? resolve(process.argv[outdirFlag + 1]) : join(roo
 const require = createRequire(join(root, 'package.json'))
 
 /**
- * src/evm/speedups.ts patches the EVM's interpreter, which @ethereumjs/evm
- * does not export, by importing the file next to the package's entry, and
- * applies the patch with a top-level await. In the bundle that file would be
- * a second copy, not the one the bundled EVM runs, so the patch would miss,
- * and a script has no top-level await: the import becomes a static one of
- * the same file (esbuild bundles it as the one shared module) and the call a
- * plain one (with nothing left to await, the async function runs to its end
- * before returning, so the patch is in place when the module is done).
+ * src/evm/evmInternals.ts loads the files of @ethereumjs/evm that the
+ * package does not export (the interpreter, the opcode tables), which
+ * src/evm/speedups.ts patches, with a top-level await of computed imports.
+ * In the bundle those would be second copies, not the ones the bundled EVM
+ * runs, so the patches would miss, and a script has no top-level await: the
+ * module becomes static imports of the same files (esbuild bundles each as
+ * the one shared module), named by the module's `evmFiles` table.
  */
-const speedups = {
-  name: 'speedups',
+const evmInternals = {
+  name: 'evm-internals',
   setup(b) {
-    const evmEntry = require.resolve('@ethereumjs/evm')
-    const interpreter = join(dirname(evmEntry).replace(/cjs$/, 'esm'), 'interpreter.js')
-    const dynamic = /const url = new URL\('\.\/interpreter\.js', import\.meta\.resolve\('@ethereumjs\/evm'\)\)\s*\n\s*const \{ Interpreter \} = \(await import\(url\.href\)\)/
-    const topLevelAwait = /^await applySpeedups\(\)$/m
-    b.onLoad({ filter: /[\\/]src[\\/]evm[\\/]speedups\.ts$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8')
-      if (!dynamic.test(source) || !topLevelAwait.test(source))
-        throw new Error('scripts/bundle.mjs: src/evm/speedups.ts no longer loads the interpreter as the `speedups` plugin expects; update the plugin')
+    const esmDir = dirname(require.resolve('@ethereumjs/evm')).replace(/cjs$/, 'esm')
+    b.onLoad({ filter: /[\\/]src[\\/]evm[\\/]evmInternals\.ts$/ }, (args) => {
+      const table = /const evmFiles = \{([^}]*)\}/.exec(readFileSync(args.path, 'utf8'))
+      const entries = table ? [...table[1].matchAll(/(\w+): '(\.\/[\w./-]+\.js)'/g)].map(([, name, file]) => [name, file]) : []
+      if (entries.length === 0)
+        throw new Error('scripts/bundle.mjs: src/evm/evmInternals.ts has no `evmFiles` table of `name: \'./file.js\'` entries; update the plugin')
       const contents =
-        `import * as __devnetEvmInterpreter from ${JSON.stringify(interpreter)}\n` +
-        source.replace(dynamic, 'const { Interpreter } = __devnetEvmInterpreter').replace(topLevelAwait, 'void applySpeedups()')
-      return { contents, loader: 'ts' }
+        entries.map(([name, file]) => `import * as ${name} from ${JSON.stringify(join(esmDir, file))}`).join('\n') +
+        `\nexport const evmInternals = { ${entries.map(([name]) => name).join(', ')} }\n`
+      return { contents, loader: 'js' }
     })
   },
 }
@@ -89,7 +86,7 @@ const result = await build({
   // The sources' createRequire(import.meta.url) and new URL('../../package.json', import.meta.url) mean this file.
   define: { 'import.meta.url': '__devnetImportMetaUrl' },
   banner: { js: "'use strict';\nconst __devnetImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [speedups],
+  plugins: [evmInternals],
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',

@@ -61,7 +61,7 @@ describe('CLI bundle', () => {
     expect(sent.error).toBeUndefined()
     const receipt = await rpc(url, 'eth_getTransactionReceipt', [sent.result])
     expect(receipt.result).toMatchObject({ status: '0x1', blockNumber: '0x1' })
-    // The token's balanceOf runs the interpreter src/evm/speedups.ts patched inside the bundle.
+    // The token's balanceOf runs the interpreter that src/evm/speedups.ts patched inside the bundle.
     const balanceOf = `0x70a08231${'f39Fd6e51aad88F6F4ce6aB8827279cffFb92266'.toLowerCase().padStart(64, '0')}`
     const balance = await rpc(url, 'eth_call', [{ to: '0x3009300930093009300930093009300930093009', data: balanceOf }, 'latest'])
     expect(BigInt(balance.result as string)).toBeGreaterThan(0n)
@@ -93,8 +93,10 @@ describe('CLI bundle', () => {
 
   test('carries what it should and leaves the native and lazily loaded packages out', () => {
     const code = readFileSync(cli, 'utf8')
-    // src/evm/speedups.ts's `import.meta.resolve('@ethereumjs/evm')` must have become the bundled interpreter.
+    // src/evm/evmInternals.ts's `import.meta.resolve('@ethereumjs/evm')` must have become the bundled files: one
+    // interpreter, the one the EVM runs and the speedups patch (a second copy would leave the patches unused).
     expect(code).not.toContain('import.meta')
+    expect(code.match(/\bInterpreter = class\b/g)).toHaveLength(1)
     expect(code).not.toMatch(/require\(["']solc["']\)/)
     expect(code).toMatch(/require\d*\(["']micro-eth-signer\/kzg\.js["']\)/)
     expect(code).toMatch(/require\(["']ws["']\)/)

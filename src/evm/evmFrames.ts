@@ -1,5 +1,6 @@
 import { EVM, EVMError, createEIP7708TransferLog } from '@ethereumjs/evm'
 import { Account, createZeroAddress, equalsBytes } from '@ethereumjs/util'
+import { evmInternals } from './evmInternals.js'
 
 /**
  * The message-call frame of @ethereumjs/evm 10.1 (`_executeCall` and
@@ -74,14 +75,13 @@ type Interp = {
 
 let applied = false
 
-export async function applyFramePatches() {
+export function applyFramePatches() {
   if (applied) return
   applied = true
-  const base = import.meta.resolve('@ethereumjs/evm')
-  const { Interpreter } = (await import(new URL('./interpreter.js', base).href)) as {
+  const { Interpreter } = evmInternals.interpreter as {
     Interpreter: new (...args: unknown[]) => Interp
   }
-  const { defaultBlock } = (await import(new URL('./evm.js', base).href)) as { defaultBlock(): unknown }
+  const { defaultBlock } = evmInternals.evm as { defaultBlock(): unknown }
   const proto = EVM.prototype as unknown as Evm & {
     _executeCall(this: Evm, message: Message): Promise<{ execResult: Result }>
   }

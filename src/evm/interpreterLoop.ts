@@ -1,5 +1,6 @@
 import { EVMError } from '@ethereumjs/evm'
 import { EthereumJSErrorWithoutCode } from '@ethereumjs/util'
+import { evmInternals } from './evmInternals.js'
 
 /**
  * The interpreter loop of @ethereumjs/evm 10.1 without a promise per opcode.
@@ -50,13 +51,11 @@ type Run = (this: Interp, code: Uint8Array, opts?: { pc?: number }) => Promise<{
 
 let applied = false
 
-export async function applyInterpreterLoop() {
+export function applyInterpreterLoop() {
   if (applied) return
   applied = true
-  // Not exported by the package: loaded from the files the EVM itself loads, so the classes are the same.
-  const base = import.meta.resolve('@ethereumjs/evm')
-  const { Interpreter } = (await import(new URL('./interpreter.js', base).href)) as { Interpreter: { prototype: Interp & { run: Run } } }
-  const { consumeEip7928PostTargetCallOog } = (await import(new URL('./opcodes/EIP7928.js', base).href)) as {
+  const { Interpreter } = evmInternals.interpreter as { Interpreter: { prototype: Interp & { run: Run } } }
+  const { consumeEip7928PostTargetCallOog } = evmInternals.eip7928 as {
     consumeEip7928PostTargetCallOog(runState: RunState): void
   }
   const original = Interpreter.prototype.run

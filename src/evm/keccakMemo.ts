@@ -1,5 +1,6 @@
 import { Bloom } from '@ethereumjs/vm'
 import { keccak256 } from 'viem/utils'
+import { evmInternals } from './evmInternals.js'
 
 /**
  * Memos of the two keccak hashes every token call repeats with the same
@@ -64,11 +65,10 @@ let applied = false
 type StackLike = { popN(n: number): bigint[]; push(value: bigint): void }
 type RunState = { stack: StackLike; memory: { read(offset: number, size: number): Uint8Array } }
 
-export async function applyKeccakMemo() {
+export function applyKeccakMemo() {
   if (applied) return
   applied = true
-  const base = import.meta.resolve('@ethereumjs/evm')
-  const { handlers } = (await import(new URL('./opcodes/functions.js', base).href)) as {
+  const { handlers } = evmInternals.functions as {
     handlers: Map<number, (runState: RunState, common: { customCrypto: { keccak256?: Keccak } }) => void>
   }
 

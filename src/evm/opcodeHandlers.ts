@@ -11,6 +11,7 @@
  * directly; everything else is the original handler's, in its order. SSTORE
  * keeps the original where EIP-8037 (state gas) is active.
  */
+import { evmInternals } from './evmInternals.js'
 
 type Stack = { pop(): bigint; popN(n: number): bigint[]; peek(n?: number): bigint[]; push(value: bigint): void }
 type RunState = {
@@ -53,13 +54,12 @@ function minimalBytes(word: bigint): Uint8Array {
 
 let applied = false
 
-export async function applyOpcodeHandlers() {
+export function applyOpcodeHandlers() {
   if (applied) return
   applied = true
-  const base = import.meta.resolve('@ethereumjs/evm')
-  const { handlers } = (await import(new URL('./opcodes/functions.js', base).href)) as { handlers: Map<number, Handler> }
-  const { dynamicGasHandlers } = (await import(new URL('./opcodes/gas.js', base).href)) as { dynamicGasHandlers: Map<number, GasHandler> }
-  const { accessStorageEIP2929 } = (await import(new URL('./opcodes/EIP2929.js', base).href)) as {
+  const { handlers } = evmInternals.functions as { handlers: Map<number, Handler> }
+  const { dynamicGasHandlers } = evmInternals.gas as { dynamicGasHandlers: Map<number, GasHandler> }
+  const { accessStorageEIP2929 } = evmInternals.eip2929 as {
     accessStorageEIP2929(runState: RunState, key: Uint8Array, isSstore: boolean, common: Common, chargeGas?: boolean): bigint
   }
 

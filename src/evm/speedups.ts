@@ -1,5 +1,6 @@
 import { Common } from '@ethereumjs/common'
 import { applyFramePatches } from './evmFrames.js'
+import { evmInternals } from './evmInternals.js'
 import { applyInterpreterLoop } from './interpreterLoop.js'
 import { applyKeccakMemo } from './keccakMemo.js'
 import { applyOpcodeHandlers } from './opcodeHandlers.js'
@@ -30,13 +31,11 @@ type InterpreterProto = {
 
 let applied = false
 
-export async function applySpeedups() {
+export function applySpeedups() {
   if (applied) return
   applied = true
 
-  // The interpreter is not exported (package `exports`), so it is loaded from the same file the EVM loads.
-  const url = new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm'))
-  const { Interpreter } = (await import(url.href)) as { Interpreter: { prototype: InterpreterProto } }
+  const { Interpreter } = evmInternals.interpreter as { Interpreter: { prototype: InterpreterProto } }
   const analyse = Interpreter.prototype._getValidJumpDestinations
   const memo = new WeakMap<object, WeakMap<Uint8Array, JumpAnalysis>>()
   Interpreter.prototype._getValidJumpDestinations = function (code) {
@@ -59,9 +58,9 @@ export async function applySpeedups() {
   }
 }
 
-await applySpeedups()
-await applyInterpreterLoop()
-await applyFramePatches()
-await applyOpcodeHandlers()
+applySpeedups()
+applyInterpreterLoop()
+applyFramePatches()
+applyOpcodeHandlers()
 applyRlpEncode()
-await applyKeccakMemo()
+applyKeccakMemo()

@@ -1,0 +1,28 @@
+/**
+ * The files of @ethereumjs/evm that its package `exports` keep private (the
+ * interpreter, the opcode tables, ...), loaded from beside the package's own
+ * entry so that what the speedups patch is the very code the EVM runs.
+ *
+ * The one place devnet reaches into the package. scripts/bundle.mjs replaces
+ * this module in the CLI bundle with static imports of the same files, read
+ * from the `evmFiles` table below (a bundle is a script: it has no top-level
+ * await, and it must patch its own copies): keep the table a plain literal of
+ * `name: './path.js'` entries.
+ */
+const evmFiles = {
+  interpreter: './interpreter.js',
+  evm: './evm.js',
+  functions: './opcodes/functions.js',
+  gas: './opcodes/gas.js',
+  eip2929: './opcodes/EIP2929.js',
+  eip7928: './opcodes/EIP7928.js',
+} as const
+
+const base = import.meta.resolve('@ethereumjs/evm')
+const loaded = await Promise.all(Object.values(evmFiles).map((file) => import(new URL(file, base).href)))
+
+/** Each private module of the EVM by its name in `evmFiles`, untyped: each user states the shape it relies on. */
+export const evmInternals = Object.fromEntries(Object.keys(evmFiles).map((name, i) => [name, loaded[i]])) as Record<
+  keyof typeof evmFiles,
+  Record<string, unknown>
+>
