@@ -8,6 +8,7 @@ import { bytesToHex, getAddress } from 'viem/utils'
 import type { DevnetConfig } from '../config/schema.js'
 import { createDevCommon } from '../evm/common.js'
 import { createDevGenesis } from '../evm/genesis.js'
+import { keccakReady } from '../evm/keccak.js'
 import { decodeRawTx } from '../evm/rawTx.js'
 import { maxTxGas } from './call.js'
 import { systemContracts } from '../evm/systemContracts.js'
@@ -79,6 +80,8 @@ function tokenGenesis(common: Common, config: DevnetConfig, accounts: DevAccount
  */
 export async function createNode(config: DevnetConfig, options: { imported?: ImportedChain | undefined } = {}) {
   const { imported } = options
+  // Hashing switches to the WebAssembly keccak once it is compiled (src/evm/keccak.ts).
+  await keccakReady
   const common = imported?.common ?? createDevCommon(config.chainId, config.hardfork)
   const accounts = deriveAccounts(config.mnemonic, config.accounts)
   let state: MerkleStateManager
