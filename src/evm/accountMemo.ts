@@ -1,5 +1,6 @@
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, type Address, createAccountFromRLP } from '@ethereumjs/util'
+import { encodeAccount } from './accountCodec.js'
 
 /*
  * MerkleStateManager's account cache holds each account as its RLP, so every
@@ -13,7 +14,8 @@ import { Account, type Address, createAccountFromRLP } from '@ethereumjs/util'
  * from them without decoding. Each caller still gets its own Account (they
  * change the one they get, then put it back); the fields are bigints and the
  * 32-byte root and code hash, which ethereumjs never writes into (the
- * default storage root is one shared constant). Applied once to
+ * default storage root is one shared constant). The RLP itself is written
+ * by src/evm/accountCodec.ts, in one array. Applied once to
  * @ethereumjs/util and @ethereumjs/statemanager (10.1) when this module loads.
  */
 type Fields = { nonce: bigint; balance: bigint; storageRoot: Uint8Array; codeHash: Uint8Array }
@@ -30,7 +32,7 @@ const accountPrototype = Account.prototype as unknown as AccountPrototype & Acco
 if (!accountPrototype.__devnetMemo) {
   const serialize = accountPrototype.serialize
   accountPrototype.serialize = function (this: Account) {
-    const rlp = serialize.call(this)
+    const rlp = encodeAccount(this.nonce, this.balance, this.storageRoot, this.codeHash) ?? serialize.call(this)
     fieldsOf.set(rlp, { nonce: this.nonce, balance: this.balance, storageRoot: this.storageRoot, codeHash: this.codeHash })
     return rlp
   }

@@ -1,5 +1,7 @@
-import { Account, createAccountFromRLP, createAddressFromString } from '@ethereumjs/util'
+import { RLP } from '@ethereumjs/rlp'
+import { Account, bigIntToUnpaddedBytes, createAccountFromRLP, createAddressFromString } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
+import { encodeAccount } from '../../src/evm/accountCodec.js'
 import { createDevCommon } from '../../src/evm/common.js'
 import { createStateManager } from '../../src/evm/vm.js'
 
@@ -59,5 +61,34 @@ describe('account reads from the state cache', () => {
     cached.clearCaches()
     expect((await cached.getAccount(alice))!.nonce).toBe(2n)
     expect((await cached.getAccount(bob))!.balance).toBe(123456789n)
+  })
+})
+
+describe('account RLP (src/evm/accountCodec.ts)', () => {
+  it('is byte for byte the RLP of [nonce, balance, storageRoot, codeHash] over integers of every length', () => {
+    let x = 0x2545f491n
+    const next = () => {
+      x = (x * 6364136223846793005n + 1442695040888963407n) & ((1n << 64n) - 1n)
+      return x
+    }
+    const values = [0n, 1n, 0x7fn, 0x80n, 0xffn, 0x100n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 10n ** 18n, 2n ** 256n - 1n]
+    for (let bytes = 1; bytes <= 32; bytes++) {
+      let v = 0n
+      for (let i = 0; i < bytes; i++) v = (v << 8n) | (next() & 0xffn)
+      values.push(v, v | (1n << BigInt(bytes * 8 - 1)))
+    }
+    const root = Uint8Array.from({ length: 32 }, (_, i) => i * 7)
+    const code = Uint8Array.from({ length: 32 }, (_, i) => 255 - i)
+    for (const nonce of values.filter((v) => v < 2n ** 64n))
+      for (const balance of values) {
+        const expected = RLP.encode([bigIntToUnpaddedBytes(nonce), bigIntToUnpaddedBytes(balance), root, code])
+        expect(encodeAccount(nonce, balance, root, code)).toEqual(expected)
+        expect(new Account(nonce, balance, root, code).serialize()).toEqual(expected)
+      }
+  })
+
+  it('leaves what is not a state account to ethereumjs', () => {
+    expect(encodeAccount(0n, 0n, new Uint8Array(31), new Uint8Array(32))).toBeUndefined()
+    expect(encodeAccount(-1n, 0n, new Uint8Array(32), new Uint8Array(32))).toBeUndefined()
   })
 })
