@@ -13,6 +13,17 @@ for (let i = 0; i < 6; i++) {
   hexValue[65 + i] = 10 + i
 }
 
+// byteLength then writeInteger ask for the hex of the same large integer: formatted once.
+let lastLarge = -1n
+let lastHex = ''
+function hexOf(value: bigint): string {
+  if (value !== lastLarge) {
+    lastLarge = value
+    lastHex = value.toString(16)
+  }
+  return lastHex
+}
+
 /** Bytes of `value`'s big-endian form without leading zeroes (0 has none). */
 function byteLength(value: bigint): number {
   if (value < 0x20000000000000n) {
@@ -24,7 +35,7 @@ function byteLength(value: bigint): number {
     }
     return length
   }
-  return (value.toString(16).length + 1) >> 1
+  return (hexOf(value).length + 1) >> 1
 }
 
 /** Writes the RLP of the unsigned integer `value` (`length` bytes) at `at`; returns the next offset. */
@@ -45,11 +56,19 @@ function writeInteger(out: Uint8Array, at: number, value: bigint, length: number
       n = Math.floor(n / 256)
     }
   } else {
-    let hex = value.toString(16)
-    if (hex.length & 1) hex = `0${hex}`
-    for (let i = 0; i < length; i++) out[at + i] = (hexValue[hex.charCodeAt(2 * i)]! << 4) | hexValue[hex.charCodeAt(2 * i + 1)]!
+    const hex = hexOf(value)
+    // An odd number of digits: the first byte is the first digit alone.
+    const odd = hex.length & 1
+    let i = 0
+    if (odd) out[at + i++] = hexValue[hex.charCodeAt(0)]!
+    for (let c = odd; i < length; i++, c += 2) out[at + i] = (hexValue[hex.charCodeAt(c)]! << 4) | hexValue[hex.charCodeAt(c + 1)]!
   }
   return at + length
+}
+
+/** Bytes the RLP of an integer of `length` bytes takes: a byte below 0x80 is its own encoding. */
+function itemLength(value: bigint, length: number): number {
+  return length === 1 && value < 0x80n ? 1 : 1 + length
 }
 
 /**
@@ -63,7 +82,6 @@ export function encodeAccount(nonce: bigint, balance: bigint, storageRoot: Uint8
   const nonceLength = byteLength(nonce)
   const balanceLength = byteLength(balance)
   if (nonceLength > 55 || balanceLength > 55) return undefined
-  const itemLength = (value: bigint, length: number) => (length === 1 && value < 0x80n ? 1 : 1 + length)
   const payload = itemLength(nonce, nonceLength) + itemLength(balance, balanceLength) + 66
   // The payload is at least 68 bytes (two 33-byte strings), at most 178: a two-byte list header.
   const out = new Uint8Array(2 + payload)
