@@ -7,7 +7,7 @@
  * + seal cost with no socket or client sharing the profile, for A/B runs and
  * `--cpu-prof` profiles of the write path.
  *
- *   npx tsx bench/txinproc.ts [--rounds N] [--lone N]   (--lone: also time N lone send→answer round trips)
+ *   npx tsx bench/txinproc.ts [--rounds N] [--lone N]   (--lone: also time N send→answer round trips of one client, from two accounts in turn)
  *   node --cpu-prof --import tsx bench/txinproc.ts --rounds 10
  *   npx tsx bench/txinproc.ts --alloc FILE   # bytes allocated per function in the timed parts of the last half of the rounds
  *                                            # (V8's sampling heap profiler, collected objects included), summed into FILE (.json)
@@ -77,11 +77,13 @@ if (allocFile) {
   for (const r of rows.slice(0, 25)) console.log(`  ${String(r.bytesPerTx).padStart(7)} ${r.fn}`)
 }
 if (lone > 0) {
-  const key = privateKeyToAccount(keccak256(stringToHex('txinproc-lone')))
-  await devnet.request({ method: 'anvil_setBalance', params: [key.address, '0x56bc75e2d63100000'] })
+  // One client at a time, sending from two accounts in turn.
+  const keys = [privateKeyToAccount(keccak256(stringToHex('txinproc-lone'))), privateKeyToAccount(keccak256(stringToHex('txinproc-lone-2')))]
+  for (const key of keys) await devnet.request({ method: 'anvil_setBalance', params: [key.address, '0x56bc75e2d63100000'] })
   const times: number[] = []
   for (let i = 0; i < lone; i++) {
-    const raw = await key.signTransaction({ type: 'eip1559', chainId, nonce: i, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI, to: to(`lone-${i}`), value: 1n, gas: 21_000n })
+    const key = keys[i % 2]!
+    const raw = await key.signTransaction({ type: 'eip1559', chainId, nonce: i >> 1, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI, to: to(`lone-${i}`), value: 1n, gas: 21_000n })
     const t0 = performance.now()
     await send(raw)
     times.push(performance.now() - t0)
