@@ -1,6 +1,7 @@
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import './senderAddress.js'
+import { rememberSerialized } from './serializedMemo.js'
 import {
   TransactionType,
   type TypedTransaction,
@@ -33,7 +34,10 @@ export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
     const [txValues] = RLP.decode(raw.subarray(1)) as unknown as [Uint8Array[]]
     return createBlob4844TxFromBytesArray(txValues as never, { common })
   }
-  return createTxFromRLP(raw, { common })
+  const tx = createTxFromRLP(raw, { common })
+  // The bare form only: a blob transaction's network form is not its serialization.
+  rememberSerialized(tx, raw)
+  return tx
 }
 
 /** In network form the first element of the payload is the transaction itself, a list. */

@@ -8,6 +8,7 @@ import { bytesToHex, getAddress } from 'viem/utils'
 import type { DevnetConfig } from '../config/schema.js'
 import { createDevCommon } from '../evm/common.js'
 import { createDevGenesis } from '../evm/genesis.js'
+import { keccakReady } from '../evm/keccak.js'
 import { decodeRawTx } from '../evm/rawTx.js'
 import { maxTxGas } from './call.js'
 import { systemContracts } from '../evm/systemContracts.js'
@@ -18,6 +19,7 @@ import { createStateManager } from '../evm/vm.js'
 import { type DevAccount, deriveAccounts } from './accounts.js'
 import { type Chain, type StoredBlock, createChain } from './chain.js'
 import { type Clock, createVirtualClock, createWallClock } from './clock.js'
+import { createAutoSeal } from './autoSeal.js'
 import { createControls } from './controls.js'
 import {
   FeeCapTooLowError,
@@ -79,6 +81,8 @@ function tokenGenesis(common: Common, config: DevnetConfig, accounts: DevAccount
  */
 export async function createNode(config: DevnetConfig, options: { imported?: ImportedChain | undefined } = {}) {
   const { imported } = options
+  // Hashing switches to the WebAssembly keccak once it is compiled (src/evm/keccak.ts).
+  await keccakReady
   const common = imported?.common ?? createDevCommon(config.chainId, config.hardfork)
   const accounts = deriveAccounts(config.mnemonic, config.accounts)
   let state: MerkleStateManager
@@ -276,31 +280,17 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
 
   /** Polling filters (eth_newFilter and friends); save()/restore() for snapshots. */
   const filters = createFilterStore({ events, chain })
-  /**
-   * Auto mining: the seal that will include a transaction just admitted.
-   * Called from inside the write queue, right after an admission. The seal
-   * joins the queue only after the event loop has taken in the requests that
-   * already arrived (setImmediate runs after the I/O poll), so every
-   * transaction admitted meanwhile goes into the same block (as on Anvil)
-   * instead of one seal per transaction. A seal not yet started always runs
-   * after the admission that asks for it, so it includes that transaction.
-   * One client sending and waiting still gets one block per transaction, so
-   * sequential runs stay deterministic.
-   */
-  let nextSeal: Promise<StoredBlock> | undefined
-  function autoSeal(): Promise<StoredBlock> {
-    nextSeal ??= new Promise<StoredBlock>((resolve, reject) => {
-      setImmediate(() => {
-        queue
-          .run(() => {
-            nextSeal = undefined
-            return seal()
-          })
-          .then(resolve, reject)
-      })
-    })
-    return nextSeal
-  }
+  /** Auto mining: the seal that will include a transaction just admitted (src/node/autoSeal.ts). */
+  const autoSeal = createAutoSeal<StoredBlock>({
+    seal: (started) =>
+      queue.run(() => {
+        started()
+        return seal()
+      }),
+    waiting: () => pool.size(),
+    senders: (sealed) => sealed.txs.map((tx) => tx.from),
+    maxWaitMs: 2,
+  })
 
   const sealer = createSealer({
     mining: config.mining,
@@ -352,7 +342,7 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
         const mode = sealer.mode()
         // Automine switched off by a test client: the pending block takes the transaction at once, as on Anvil and Hardhat.
         if (mode.type === 'manual' && mode.preconfirm === 'submit') await tick()
-        return { hash, sealed: mode.type === 'auto' ? autoSeal() : undefined }
+        return { hash, sealed: mode.type === 'auto' ? autoSeal.request() : undefined }
       })
       if (sealed) await sealed
       return hash

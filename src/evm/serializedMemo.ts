@@ -1,0 +1,34 @@
+import { AccessList2930Tx, Blob4844Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx'
+
+/*
+ * A decoded transaction's serialized form is the bytes it was decoded from:
+ * ethereumjs decodes strictly (canonical RLP lengths, no leading zeroes in
+ * integers, fixed-size addresses and keys), so a transaction it accepts
+ * encodes back to exactly its input. ethereumjs serializes again each time
+ * (for tx.hash() at admission, for the block's transaction root, for
+ * eth_getRawTransaction...): a full RLP encode with a dozen small arrays per
+ * call, about 5 % of the CPU per ETH transfer. `rememberSerialized` keeps the
+ * input for a frozen transaction (every one devnet decodes; an unfrozen one
+ * could still change), and serialize() answers a copy of it, so a caller
+ * that writes into the result changes nothing else. Applied once to
+ * @ethereumjs/tx (10.1) when this module loads.
+ */
+const serialized = new WeakMap<object, Uint8Array>()
+
+type WithSerialize = { serialize(): Uint8Array; __devnetSerialized?: boolean }
+
+for (const type of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]) {
+  const prototype = type.prototype as unknown as WithSerialize
+  if (prototype.__devnetSerialized) continue
+  const original = prototype.serialize
+  prototype.serialize = function (this: WithSerialize) {
+    const bytes = serialized.get(this)
+    return bytes !== undefined ? bytes.slice() : original.call(this)
+  }
+  prototype.__devnetSerialized = true
+}
+
+/** Records `bytes` (a copy) as the serialized form of `tx`, decoded from exactly those bytes. */
+export function rememberSerialized(tx: object, bytes: Uint8Array): void {
+  if (Object.isFrozen(tx)) serialized.set(tx, bytes.slice())
+}
