@@ -1,6 +1,7 @@
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { decodeNodeItems, encodeBranch } from './trieNodeCodec.js'
+import { hexPrefix, nibbles } from './triePath.js'
 
 /*
  * Many key changes applied to a trie at once, the way geth commits a trie:
@@ -47,26 +48,6 @@ type TrieInternals = {
 const isNode = (child: Child): child is TrieNode =>
   child !== null && !(child instanceof Uint8Array) && !Array.isArray(child)
 
-const nibblesOf = (bytes: Uint8Array) => {
-  const out = new Array<number>(bytes.length * 2)
-  for (let i = 0; i < bytes.length; i++) {
-    out[2 * i] = bytes[i]! >> 4
-    out[2 * i + 1] = bytes[i]! & 15
-  }
-  return out
-}
-
-/** Hex-prefix encoding of a nibble path (flag 2 for a leaf, +1 for an odd length). */
-function hexPrefix(path: number[], leaf: boolean): Uint8Array {
-  const odd = path.length % 2
-  const out = new Uint8Array(1 + (path.length >> 1))
-  out[0] = ((leaf ? 2 : 0) + odd) << 4
-  let at = 0
-  if (odd) out[0]! |= path[at++]!
-  for (let i = 1; i < out.length; i++, at += 2) out[i] = (path[at]! << 4) | path[at + 1]!
-  return out
-}
-
 function comparePaths(a: number[], b: number[]) {
   const n = Math.min(a.length, b.length)
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!
@@ -85,9 +66,9 @@ function fromRaw(raw: unknown[]): TrieNode {
     return { kind: 'branch', children, value: value.length === 0 ? null : value }
   }
   if (raw.length !== 2) throw new Error('invalid trie node')
-  const nibbles = nibblesOf(raw[0] as Uint8Array)
-  const flag = nibbles[0]!
-  const key = nibbles.slice(flag & 1 ? 1 : 2)
+  const path = nibbles(raw[0] as Uint8Array)
+  const flag = path[0]!
+  const key = path.slice(flag & 1 ? 1 : 2)
   if (flag >= 2) return { kind: 'leaf', key, value: raw[1] as Uint8Array }
   const child = raw[1] as Ref
   return { kind: 'ext', key, child }
@@ -226,7 +207,7 @@ export async function batchUpdate(
   for (const { key, value } of changes) {
     const applied = t.appliedKey(key)
     byPath.set(Buffer.from(applied.buffer, applied.byteOffset, applied.length).toString('latin1'), {
-      path: nibblesOf(applied),
+      path: nibbles(applied),
       value: value === null || value.length === 0 ? null : value,
     })
   }

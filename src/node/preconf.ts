@@ -15,7 +15,7 @@ import { deferFlushToRoot } from '../evm/deferredFlush.js'
 import { batchFlush } from '../evm/batchedFlush.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import type { PooledTx } from './pool.js'
-import { orderedTrieRoot } from './fixture/orderedTrie.js'
+import { orderedTrieRoot } from '../evm/orderedTrie.js'
 
 /**
  * What `pending` answers from: one immutable pre-confirmation (a Base

@@ -5,7 +5,7 @@ import { KECCAK256_RLP, createAddressFromString } from '@ethereumjs/util'
 import { type BlockBuilder, type RunTxResult, type VM, encodeReceipt } from '@ethereumjs/vm'
 import { keccak256 } from 'viem/utils'
 import { withIdleRequestQueues } from '../../evm/idleRequestQueues.js'
-import { orderedTrieRoot } from '../fixture/orderedTrie.js'
+import { orderedTrieRoot } from '../../evm/orderedTrie.js'
 import type { Hex } from 'viem'
 
 /*
