@@ -1,21 +1,10 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { describe, expect, it } from 'vitest'
 import '../../src/evm/vm.js'
+import { seededRandom } from './generators.js'
 import { batchUpdate } from '../../src/evm/batchTrieUpdate.js'
 
-function random(seed: number) {
-  let s = seed >>> 0
-  const next = () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  const bytes = (n: number) => Uint8Array.from({ length: n }, () => int(256))
-  return { int, bytes }
-}
+const random = seededRandom
 
 /**
  * Random batches (new keys, changed values, deletes of present and absent

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createDevCommon } from '../../src/evm/common.js'
 import { decodeRawTx } from '../../src/evm/rawTx.js'
+import { signedOfEveryType } from './generators.js'
 
 const common = createDevCommon(31337n, 'osaka')
 const keys = [`0x${'11'.repeat(32)}`, `0x${'ab'.repeat(32)}`, `0x${'7f'.repeat(32)}`] as const
@@ -10,19 +11,7 @@ describe('sender address of decoded transactions', () => {
   it('is the signer, for every transaction type, and the same on the second call', async () => {
     for (const key of keys) {
       const account = privateKeyToAccount(key)
-      const base = { chainId: 31337, nonce: 3, to: account.address, value: 5n, gas: 50_000n }
-      const signed = [
-        await account.signTransaction({ ...base, type: 'legacy', gasPrice: 10n }),
-        await account.signTransaction({ ...base, type: 'eip2930', gasPrice: 10n, accessList: [] }),
-        await account.signTransaction({ ...base, type: 'eip1559', maxFeePerGas: 10n, maxPriorityFeePerGas: 1n }),
-        await account.signTransaction({
-          ...base,
-          type: 'eip7702',
-          maxFeePerGas: 10n,
-          maxPriorityFeePerGas: 1n,
-          authorizationList: [await account.signAuthorization({ chainId: 31337, address: account.address, nonce: 4 })],
-        }),
-      ]
+      const signed = await signedOfEveryType(account)
       for (const raw of signed) {
         const tx = decodeRawTx(Buffer.from(raw.slice(2), 'hex'), common)
         expect(tx.getSenderAddress().toString()).toBe(account.address.toLowerCase())

@@ -4,26 +4,14 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { createDevCommon } from '../../src/evm/common.js'
 import { decodeRawTx } from '../../src/evm/rawTx.js'
+import { signedOfEveryType } from './generators.js'
 
 const common = createDevCommon(31337n, 'osaka')
 const account = privateKeyToAccount(`0x${'11'.repeat(32)}`)
 const hexBytes = (hex: string) => Uint8Array.from(Buffer.from(hex.slice(2), 'hex'))
 
-async function signedOfEveryType() {
-  const base = { chainId: 31337, nonce: 3, to: account.address, value: 5n, gas: 50_000n, data: '0xdeadbeef' as const }
-  return [
-    await account.signTransaction({ ...base, type: 'legacy', gasPrice: 10n }),
-    await account.signTransaction({ ...base, type: 'eip2930', gasPrice: 10n, accessList: [{ address: account.address, storageKeys: [`0x${'01'.repeat(32)}`] }] }),
-    await account.signTransaction({ ...base, type: 'eip1559', maxFeePerGas: 10n, maxPriorityFeePerGas: 1n }),
-    await account.signTransaction({
-      ...base,
-      type: 'eip7702',
-      maxFeePerGas: 10n,
-      maxPriorityFeePerGas: 1n,
-      authorizationList: [await account.signAuthorization({ chainId: 31337, address: account.address, nonce: 4 })],
-    }),
-  ]
-}
+const everyType = () =>
+  signedOfEveryType(account, { data: '0xdeadbeef', accessList: [{ address: account.address, storageKeys: [`0x${'01'.repeat(32)}`] }] })
 
 /** The encoding ethereumjs computes from the fields, without the memo. */
 function encodedFromFields(tx: ReturnType<typeof decodeRawTx>): Uint8Array {
@@ -33,7 +21,7 @@ function encodedFromFields(tx: ReturnType<typeof decodeRawTx>): Uint8Array {
 
 describe('serialized form of decoded transactions', () => {
   it('is the decoded bytes, equal to the encoding of the fields, for every type; the hash is their keccak', async () => {
-    for (const raw of await signedOfEveryType()) {
+    for (const raw of await everyType()) {
       const tx = decodeRawTx(hexBytes(raw), common)
       expect(Buffer.from(tx.serialize()).toString('hex')).toBe(raw.slice(2))
       expect(tx.serialize()).toEqual(encodedFromFields(tx))
@@ -42,7 +30,7 @@ describe('serialized form of decoded transactions', () => {
   })
 
   it('answers a fresh copy: writing into one result or the input changes nothing else', async () => {
-    const [raw] = await signedOfEveryType()
+    const [raw] = await everyType()
     const input = hexBytes(raw!)
     const tx = decodeRawTx(input, common)
     const first = tx.serialize()
@@ -52,7 +40,7 @@ describe('serialized form of decoded transactions', () => {
   })
 
   it('is never taken from a non-canonical input: ethereumjs rejects those bytes', async () => {
-    const raw = hexBytes((await signedOfEveryType())[2]!)
+    const raw = hexBytes((await everyType())[2]!)
     const fields = RLP.decode(raw.subarray(1)) as Uint8Array[]
     // The nonce (3) with a leading zero byte.
     const padded = [...fields]
