@@ -22,34 +22,17 @@
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs'
-import { Agent, request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { encodeFunctionData, parseAbi, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { startDevnet } from '../src/index.js'
+import { post } from './peerProcess.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const harnessDir = join(root, '..', 'shared', 'bench')
 const peersDir = process.env.PEERS_DIR ?? join(process.env.TMPDIR ?? tmpdir(), 'devnet-peers')
-const agent = new Agent({ keepAlive: true, maxSockets: 64 })
-
-function post(url: URL, body: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: url.hostname, port: url.port, path: '/', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
-      (res) => {
-        let data = ''
-        res.setEncoding('utf8')
-        res.on('data', (c) => (data += c))
-        res.on('end', () => resolve(data))
-      },
-    )
-    req.on('error', reject)
-    req.end(body)
-  })
-}
 
 async function load(url: string, body: string, inFlight: number, seconds: number) {
   const u = new URL(url)

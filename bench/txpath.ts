@@ -14,7 +14,6 @@
  */
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { Agent, request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
@@ -26,6 +25,7 @@ import {
   stringToHex,
 } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import { post } from './peerProcess.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const artifactPath = join(root, '..', 'shared', 'bench', 'contracts', 'build', 'BenchToken.json')
@@ -33,28 +33,12 @@ const option = (name: string) => {
   const i = process.argv.indexOf(name)
   return i >= 0 ? process.argv[i + 1] : undefined
 }
-const agent = new Agent({ keepAlive: true, maxSockets: 64 })
 let nextId = 1
 
-function call(url: URL, method: string, params: unknown[]): Promise<any> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params })
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: url.hostname, port: url.port, path: '/', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
-      (res) => {
-        let data = ''
-        res.setEncoding('utf8')
-        res.on('data', (c) => (data += c))
-        res.on('end', () => {
-          const parsed = JSON.parse(data)
-          if (parsed.error) reject(new Error(`${method}: ${parsed.error.message}`))
-          else resolve(parsed.result)
-        })
-      },
-    )
-    req.on('error', reject)
-    req.end(body)
-  })
+async function call(url: URL, method: string, params: unknown[]): Promise<any> {
+  const parsed = JSON.parse(await post(url, JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params })))
+  if (parsed.error) throw new Error(`${method}: ${parsed.error.message}`)
+  return parsed.result
 }
 
 const GWEI = 1_000_000_000n
