@@ -31,7 +31,7 @@ for (let b = 0; b < blocks; b++) {
     const raw = await sender.signTransaction({
       chainId,
       type: 'eip1559',
-      nonce: nonces[i]++,
+      nonce: nonces[i]!++,
       to: token ? devnet.token.address : to,
       value: token ? 0n : BigInt(b + 1),
       data: token ? encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, BigInt(b + 1)] }) : undefined,
