@@ -16,6 +16,11 @@ import type { ExecutedBlock } from '../evm/types.js'
  *   kept twice. Transactions are frozen and the block's list only ever read;
  *   a copy is replaced only when it is the same transaction (same hash, same
  *   hardfork).
+ * - Its small byte arrays kept per transaction (the receipt's 256-byte logs
+ *   bloom, the transaction's cached hash and sender key) are copied into
+ *   shared slabs: a view costs one small object, where an array of its own
+ *   also costs an ArrayBuffer, a backing-store record and a malloc'd block.
+ *   The bytes are the same; nothing writes to them.
  */
 export function compactExecuted(executed: ExecutedBlock): void {
   const blockTxs = executed.block.transactions as unknown[]
@@ -29,6 +34,10 @@ export function compactExecuted(executed: ExecutedBlock): void {
       flat(log.data)
       for (const topic of log.topics) flat(topic)
     }
+    executedTx.logsBloom = packed(executedTx.logsBloom)
+    const cache = (executedTx.tx as unknown as { cache?: { hash?: Uint8Array; senderPubKey?: Uint8Array } }).cache
+    if (cache?.hash) cache.hash = packed(cache.hash)
+    if (cache?.senderPubKey) cache.senderPubKey = packed(cache.senderPubKey)
     const copy = executed.block.transactions[i]
     if (
       shareTxs &&
@@ -39,4 +48,21 @@ export function compactExecuted(executed: ExecutedBlock): void {
     )
       blockTxs[i] = executedTx.tx
   })
+}
+
+const SLAB_SIZE = 1 << 18
+let slab = new Uint8Array(0)
+let used = 0
+
+/** `bytes` copied into the current slab (already there: as it is). */
+function packed(bytes: Uint8Array): Uint8Array {
+  if (bytes.buffer === slab.buffer || bytes.length > SLAB_SIZE >> 4) return bytes
+  if (used + bytes.length > slab.length) {
+    slab = new Uint8Array(SLAB_SIZE)
+    used = 0
+  }
+  const view = slab.subarray(used, used + bytes.length)
+  view.set(bytes)
+  used += bytes.length
+  return view
 }
