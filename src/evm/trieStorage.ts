@@ -1,5 +1,7 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { MapDB, ValueEncoding } from '@ethereumjs/util'
+import { PackedNodeStore } from './packedNodeStore.js'
 
 /*
  * How trie nodes are kept in memory. Every trie node, storage node and
@@ -66,4 +68,19 @@ if (!trie.__devnetEncoding) {
     return original.call(this, includeCheckpoints, { valueEncoding: this._db.valueEncoding, ...opts })
   }
   trie.__devnetEncoding = true
+}
+
+/*
+ * 3. The node Map is packed (packedNodeStore.ts).
+ */
+
+/** Moves the nodes of `state`'s trie database into a PackedNodeStore; every copy made afterwards shares it. */
+export function packNodeStore(state: MerkleStateManager): void {
+  const db = (state as unknown as { _trie: { database(): { db: { _database?: unknown } } } })._trie.database().db
+  const map = db._database
+  if (map instanceof PackedNodeStore) return
+  if (!(map instanceof Map)) throw new Error('unexpected @ethereumjs/statemanager layout: the trie database is not a MapDB')
+  const packed = new PackedNodeStore()
+  for (const [key, value] of map as Map<string, Uint8Array | string>) packed.set(key, value)
+  db._database = packed
 }

@@ -2,7 +2,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { type VM, createVM } from '@ethereumjs/vm'
-import './trieStorage.js'
+import { packNodeStore } from './trieStorage.js'
 import './accountMemo.js'
 import './statePatches.js'
 import './speedups.js'
@@ -77,5 +77,8 @@ function viewStateAt(base: MerkleStateManager, reader: MerkleStateManager) {
 }
 
 /** A new, empty state database for a chain. */
-export const createStateManager = (common: Common) =>
-  new MerkleStateManager({ common, caches: createCaches() })
+export function createStateManager(common: Common) {
+  const state = new MerkleStateManager({ common, caches: createCaches() })
+  packNodeStore(state)
+  return state
+}

@@ -1,7 +1,9 @@
 import type { Block } from '@ethereumjs/block'
 import type { Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
+import { flat } from '../evm/trieStorage.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
+import { compactExecuted } from './compactStored.js'
 import { type LogIndex, createLogIndex } from './logIndex.js'
 
 /** A sealed block as the chain keeps it: the executed block plus what lookups need. */
@@ -66,10 +68,11 @@ export function storedBlock(executed: ExecutedBlock): StoredBlock {
     logOffsets.push(offset)
     offset += tx.logs.length
   }
+  compactExecuted(executed)
   return {
     ...executed,
     number: executed.block.header.number,
-    hash: bytesToHex(executed.block.hash()),
+    hash: flat(bytesToHex(executed.block.hash())),
     logOffsets,
     stateRoot: executed.block.header.stateRoot,
   }

@@ -1,0 +1,175 @@
+/*
+ * The Map behind the state's MapDB (trieStorage.ts), stored densely.
+ *
+ * Every trie node, storage node and contract code of every state ever
+ * reached lives in that one Map and is never deleted (old roots stay
+ * readable), so the cost of one entry is paid for every node of every block.
+ * As a plain Map<64-char hex, Uint8Array> one node cost ~500 bytes for ~150
+ * bytes of content: an 80-byte key string, a Uint8Array and an ArrayBuffer
+ * object on the heap, a backing-store record and a malloc'd block outside it.
+ *
+ * Here a key is kept as its bytes in a one-byte string (32 characters for a
+ * node hash, half the hex), and a value is copied into large shared slabs,
+ * prefixed by its length; the index maps the key to the value's position (a
+ * small integer V8 stores inline in the Map). A read returns a view of the
+ * slab: the same bytes that were written. Anything that is not a hex key with
+ * a byte or hex-string value (not expected from the trie) is kept as given in
+ * a plain Map beside it.
+ *
+ * It is a Map (fixtures reach it as one, see src/node/fixture/state.ts) whose
+ * methods all go through the packed index.
+ */
+
+const SLAB_SIZE = 1 << 20
+/** A value larger than this gets a slab of its own. */
+const LARGE = SLAB_SIZE >> 2
+const HEADER = 4
+
+const HEX_VALUE = new Int8Array(128).fill(-1)
+for (let i = 0; i < 10; i++) HEX_VALUE[48 + i] = i
+for (let i = 0; i < 6; i++) HEX_VALUE[97 + i] = 10 + i
+
+/** The bytes of lowercase hex `hex` as a one-byte string, or undefined if `hex` is not lowercase hex of whole bytes. */
+function packKey(hex: string): string | undefined {
+  const n = hex.length
+  if (n % 2 !== 0) return undefined
+  const codes = new Array<number>(n >> 1)
+  for (let i = 0, j = 0; i < n; i += 2, j++) {
+    const hi = HEX_VALUE[hex.charCodeAt(i)] ?? -1
+    const lo = HEX_VALUE[hex.charCodeAt(i + 1)] ?? -1
+    if (hi < 0 || lo < 0) return undefined
+    codes[j] = (hi << 4) | lo
+  }
+  return String.fromCharCode.apply(null, codes)
+}
+
+const unpackKey = (key: string) => Buffer.from(key, 'latin1').toString('hex')
+
+type Stored = Uint8Array | string
+
+export class PackedNodeStore extends Map<string, Stored> {
+  /** Packed key → position of the value's length header: slab index × SLAB_SIZE + offset. */
+  readonly #index = new Map<string, number>()
+  /** Entries that are not a hex key with bytes or hex: kept as given. */
+  readonly #other = new Map<string, Stored>()
+  readonly #slabs: Uint8Array[] = []
+  /** The shared slab values go to (-1: none yet) and how much of it is used. */
+  #current = -1
+  #used = 0
+
+  override get size() {
+    return this.#index.size + this.#other.size
+  }
+
+  override get(key: string): Stored | undefined {
+    const packed = packKey(key)
+    if (packed === undefined) return this.#other.get(key)
+    const at = this.#index.get(packed)
+    if (at !== undefined) return this.#read(at)
+    return this.#other.size === 0 ? undefined : this.#other.get(key)
+  }
+
+  override has(key: string) {
+    const packed = packKey(key)
+    return (packed !== undefined && this.#index.has(packed)) || this.#other.has(key)
+  }
+
+  override set(key: string, value: Stored) {
+    const packed = packKey(key)
+    const length = value instanceof Uint8Array ? value.length : typeof value === 'string' ? hexLength(value) : undefined
+    if (packed === undefined || length === undefined) {
+      if (packed !== undefined) this.#index.delete(packed)
+      this.#other.set(key, value)
+      return this
+    }
+    if (this.#other.size > 0) this.#other.delete(key)
+    const at = this.#reserve(length)
+    const slab = this.#slabs[Math.floor(at / SLAB_SIZE)]!
+    const offset = at % SLAB_SIZE
+    slab[offset] = length & 0xff
+    slab[offset + 1] = (length >>> 8) & 0xff
+    slab[offset + 2] = (length >>> 16) & 0xff
+    slab[offset + 3] = length >>> 24
+    if (typeof value === 'string') Buffer.from(slab.buffer, slab.byteOffset, slab.byteLength).write(value, offset + HEADER, 'hex')
+    else slab.set(value, offset + HEADER)
+    // A value written again takes new space; the old bytes stay unused (the trie never rewrites a node).
+    this.#index.set(packed, at)
+    return this
+  }
+
+  override delete(key: string) {
+    const packed = packKey(key)
+    const deleted = packed !== undefined && this.#index.delete(packed)
+    return this.#other.delete(key) || deleted
+  }
+
+  override clear() {
+    this.#index.clear()
+    this.#other.clear()
+    this.#slabs.length = 0
+    this.#current = -1
+    this.#used = 0
+  }
+
+  override *entries(): MapIterator<[string, Stored]> {
+    for (const [packed, at] of this.#index) yield [unpackKey(packed), this.#read(at)]
+    yield* this.#other.entries()
+  }
+
+  override *keys(): MapIterator<string> {
+    for (const packed of this.#index.keys()) yield unpackKey(packed)
+    yield* this.#other.keys()
+  }
+
+  override *values(): MapIterator<Stored> {
+    for (const at of this.#index.values()) yield this.#read(at)
+    yield* this.#other.values()
+  }
+
+  override [Symbol.iterator]() {
+    return this.entries()
+  }
+
+  override forEach(callback: (value: Stored, key: string, map: Map<string, Stored>) => void, thisArg?: unknown) {
+    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this)
+  }
+
+  /** Bytes held in slabs (allocated, used or not). */
+  get slabBytes() {
+    return this.#slabs.reduce((sum, slab) => sum + slab.byteLength, 0)
+  }
+
+  #read(at: number) {
+    const slab = this.#slabs[Math.floor(at / SLAB_SIZE)]!
+    const offset = at % SLAB_SIZE
+    const length = slab[offset]! | (slab[offset + 1]! << 8) | (slab[offset + 2]! << 16) | (slab[offset + 3]! << 24)
+    return slab.subarray(offset + HEADER, offset + HEADER + (length >>> 0))
+  }
+
+  /** Position of `length` + HEADER free bytes: in the current shared slab, a new one, or a large value's own. */
+  #reserve(length: number) {
+    const size = length + HEADER
+    if (size > LARGE) {
+      this.#slabs.push(new Uint8Array(size))
+      return (this.#slabs.length - 1) * SLAB_SIZE
+    }
+    if (this.#current < 0 || this.#used + size > SLAB_SIZE) {
+      this.#slabs.push(new Uint8Array(SLAB_SIZE))
+      this.#current = this.#slabs.length - 1
+      this.#used = 0
+    }
+    const at = this.#current * SLAB_SIZE + this.#used
+    this.#used += size
+    return at
+  }
+}
+
+/** Byte length of `hex` if it is hex of whole bytes (either case), else undefined. */
+function hexLength(hex: string): number | undefined {
+  if (hex.length % 2 !== 0) return undefined
+  for (let i = 0; i < hex.length; i++) {
+    const c = hex.charCodeAt(i)
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return undefined
+  }
+  return hex.length >> 1
+}

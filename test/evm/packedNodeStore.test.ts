@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest'
+import { PackedNodeStore } from '../../src/evm/packedNodeStore.js'
+
+const bytes = (...values: number[]) => Uint8Array.from(values)
+
+describe('PackedNodeStore', () => {
+  it('returns exactly the bytes written, for hex keys with byte or hex values', () => {
+    const store = new PackedNodeStore()
+    const key = 'ab'.repeat(32)
+    store.set(key, bytes(1, 2, 3))
+    store.set('63' + 'cd'.repeat(32), 'DEADbeef')
+    store.set('00', new Uint8Array(0))
+    expect(store.get(key)).toEqual(bytes(1, 2, 3))
+    expect(store.get('63' + 'cd'.repeat(32))).toEqual(bytes(0xde, 0xad, 0xbe, 0xef))
+    expect(store.get('00')).toEqual(new Uint8Array(0))
+    expect(store.get('ab'.repeat(31))).toBeUndefined()
+    expect(store.has(key)).toBe(true)
+    expect(store.size).toBe(3)
+    expect([...store.keys()].sort()).toEqual(['00', '63' + 'cd'.repeat(32), key].sort())
+  })
+
+  it('keeps values across many slabs, a value larger than a slab, and a rewrite', () => {
+    const store = new PackedNodeStore()
+    const values = new Map<string, Uint8Array>()
+    for (let i = 0; i < 20_000; i++) {
+      const value = new Uint8Array(100 + (i % 400)).fill(i & 0xff)
+      value[0] = i >> 8
+      const key = i.toString(16).padStart(64, '0')
+      values.set(key, value)
+      store.set(key, value)
+    }
+    const large = new Uint8Array(3 << 20).map((_, i) => i % 251)
+    store.set('ff'.repeat(32), large)
+    store.set('00'.repeat(32), bytes(9))
+    values.set('00'.repeat(32), bytes(9))
+    const differing = [...values].filter(([key, value]) => {
+      const stored = store.get(key)
+      return !(stored instanceof Uint8Array) || Buffer.compare(stored, value) !== 0
+    })
+    expect(differing).toEqual([])
+    expect(Buffer.compare(store.get('ff'.repeat(32)) as Uint8Array, large)).toBe(0)
+    expect(store.slabBytes).toBeGreaterThan(3 << 20)
+    expect(store.delete('00'.repeat(32))).toBe(true)
+    expect(store.get('00'.repeat(32))).toBeUndefined()
+    expect(store.size).toBe(20_000)
+  })
+
+  it('keeps keys and values it cannot pack as given', () => {
+    const store = new PackedNodeStore()
+    store.set('not hex', bytes(1))
+    store.set('ABCD', bytes(2))
+    store.set('abcd', 'not hex either')
+    expect(store.get('not hex')).toEqual(bytes(1))
+    expect(store.get('ABCD')).toEqual(bytes(2))
+    expect(store.get('abcd')).toBe('not hex either')
+    expect(new Map(store)).toEqual(
+      new Map<string, unknown>([
+        ['not hex', bytes(1)],
+        ['ABCD', bytes(2)],
+        ['abcd', 'not hex either'],
+      ]),
+    )
+    store.set('abcd', bytes(3))
+    expect(store.get('abcd')).toEqual(bytes(3))
+    expect(store.size).toBe(3)
+  })
+})
