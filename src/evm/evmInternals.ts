@@ -16,6 +16,8 @@ const evmFiles = {
   gas: './opcodes/gas.js',
   eip2929: './opcodes/EIP2929.js',
   eip7928: './opcodes/EIP7928.js',
+  memory: './memory.js',
+  stack: './stack.js',
 } as const
 
 const base = import.meta.resolve('@ethereumjs/evm')

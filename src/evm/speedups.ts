@@ -1,6 +1,7 @@
 import { Common } from '@ethereumjs/common'
 import { applyFramePatches } from './evmFrames.js'
 import { evmInternals } from './evmInternals.js'
+import { applyFrameMemory } from './frameMemory.js'
 import { applyInterpreterLoop } from './interpreterLoop.js'
 import { applyKeccakMemo } from './keccakMemo.js'
 import { applyOpcodeHandlers } from './opcodeHandlers.js'
@@ -64,3 +65,4 @@ applyFramePatches()
 applyOpcodeHandlers()
 applyRlpEncode()
 applyKeccakMemo()
+applyFrameMemory()
