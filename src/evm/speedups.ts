@@ -2,6 +2,7 @@ import { Common } from '@ethereumjs/common'
 import { applyFramePatches } from './evmFrames.js'
 import { evmInternals } from './evmInternals.js'
 import { applyFrameMemory } from './frameMemory.js'
+import { applyJournalWarm } from './journalWarm.js'
 import { applyInterpreterLoop } from './interpreterLoop.js'
 import { applyKeccakMemo } from './keccakMemo.js'
 import { applyOpcodeHandlers } from './opcodeHandlers.js'
@@ -66,3 +67,4 @@ applyOpcodeHandlers()
 applyRlpEncode()
 applyKeccakMemo()
 applyFrameMemory()
+applyJournalWarm()
