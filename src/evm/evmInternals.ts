@@ -18,6 +18,7 @@ const evmFiles = {
   eip7928: './opcodes/EIP7928.js',
   eip2200: './opcodes/EIP2200.js',
   memory: './memory.js',
+  precompiles: './precompiles/index.js',
   journal: './journal.js',
   stack: './stack.js',
 } as const

@@ -1,6 +1,7 @@
 import { Common } from '@ethereumjs/common'
 import { applyFramePatches } from './evmFrames.js'
 import { evmInternals } from './evmInternals.js'
+import { applyEcrecoverPrecompile } from './ecrecoverPrecompile.js'
 import { applyFrameMemory } from './frameMemory.js'
 import { applyJournalWarm } from './journalWarm.js'
 import { applyInterpreterLoop } from './interpreterLoop.js'
@@ -68,3 +69,4 @@ applyRlpEncode()
 applyKeccakMemo()
 applyFrameMemory()
 applyJournalWarm()
+applyEcrecoverPrecompile()
