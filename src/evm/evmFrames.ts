@@ -1,6 +1,7 @@
 import { EVM, EVMError, createEIP7708TransferLog } from '@ethereumjs/evm'
 import { Account, createZeroAddress, equalsBytes } from '@ethereumjs/util'
 import { evmInternals } from './evmInternals.js'
+import { createInterpreter } from './frameMemory.js'
 
 /**
  * The message-call frame of @ethereumjs/evm 10.1 (`_executeCall` and
@@ -190,9 +191,11 @@ export function applyFramePatches() {
       createdAddresses: message.createdAddresses,
       initialLogs: opts.initialLogs,
     }
-    const interpreter = new Interpreter(
-      evm, evm.stateManager, evm.blockchain, env, gasLimit, evm.journal, evm.performanceLogger, evm._optsCached.profiler,
-    )
+    // The library's constructor but with an empty memory that grows as used (frameMemory.ts).
+    const interpreter = createInterpreter(
+      Interpreter as never, evm as never, evm.stateManager, evm.blockchain, env, gasLimit, evm.journal, evm.performanceLogger,
+      evm._optsCached.profiler,
+    ) as Interp
     if (message.selfdestruct) interpreter._result.selfdestruct = message.selfdestruct
     if (message.createdAddresses) interpreter._result.createdAddresses = message.createdAddresses
     const interpreterRes = await interpreter.run(message.code, opts)

@@ -16,6 +16,11 @@ const evmFiles = {
   gas: './opcodes/gas.js',
   eip2929: './opcodes/EIP2929.js',
   eip7928: './opcodes/EIP7928.js',
+  eip2200: './opcodes/EIP2200.js',
+  memory: './memory.js',
+  precompiles: './precompiles/index.js',
+  journal: './journal.js',
+  stack: './stack.js',
 } as const
 
 const base = import.meta.resolve('@ethereumjs/evm')

@@ -13,6 +13,7 @@ import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
+import { fastCallTx1559 } from './callTx.js'
 import { runReadOnlyTx } from './readOnlyTx.js'
 import type { EvmLog } from './types.js'
 
@@ -197,6 +198,24 @@ export function createCallTx(
       )
       break
     default:
+      if (!accessList) {
+        const fast = fastCallTx1559(
+          {
+            nonce: base.nonce,
+            gasLimit: base.gasLimit,
+            to: base.to,
+            value: base.value,
+            data: base.data,
+            maxFeePerGas: fee1559.maxFeePerGas,
+            maxPriorityFeePerGas: fee1559.maxPriorityFeePerGas,
+          },
+          options,
+        )
+        if (fast) {
+          tx = fast
+          break
+        }
+      }
       // Spelled out: a literal that spreads two objects takes V8's slow copy path (see evmFrames.ts), per call.
       tx = createFeeMarket1559Tx(
         {

@@ -11,6 +11,8 @@
  * directly; everything else is the original handler's, in its order. SSTORE
  * keeps the original where EIP-8037 (state gas) is active.
  */
+import { EVMError } from '@ethereumjs/evm'
+import { setLengthLeft } from '@ethereumjs/util'
 import { evmInternals } from './evmInternals.js'
 
 type Stack = { pop(): bigint; popN(n: number): bigint[]; peek(n?: number): bigint[]; push(value: bigint): void }
@@ -22,11 +24,14 @@ type RunState = {
     getCallData(): Uint8Array
     storageLoad(key: Uint8Array, original?: boolean, warm?: boolean): Promise<Uint8Array>
     storageStore(key: Uint8Array, value: Uint8Array): Promise<void>
+    isStatic(): boolean
+    log(data: Uint8Array, topicsCount: number, topics: Uint8Array[]): void
     _evm: { common: Common }
   }
   env: { accessWitness?: unknown }
+  opCode: number
 }
-type Common = { isActivatedEIP(eip: number): boolean }
+type Common = { isActivatedEIP(eip: number): boolean; hardfork(): string; gteHardfork(hardfork: string): boolean }
 type Handler = (runState: RunState, common: Common) => unknown
 type GasHandler = (runState: RunState, gas: bigint, common: Common) => Promise<bigint> | bigint
 
@@ -44,6 +49,21 @@ export function word32(word: bigint): Uint8Array {
 const scratch = new Uint8Array(32)
 const scratchView = new DataView(scratch.buffer)
 
+/**
+ * `setLengthLeftStorage` of the EVM's opcode utilities: a stored value as the
+ * SSTORE gas rules compare it, empty when it is all zeros, else padded to a
+ * word (the same array when it already is one, as `setLengthLeft` returns it).
+ */
+export function storageWord(value: Uint8Array): Uint8Array {
+  let i = 0
+  while (i < value.length && value[i] === 0) i++
+  if (i === value.length) return new Uint8Array(0)
+  if (value.length >= 32) return setLengthLeft(value, 32)
+  const word = new Uint8Array(32)
+  word.set(value, 32 - value.length)
+  return word
+}
+
 /** The minimal big-endian bytes of a positive word, as `bigIntToBytes` gives them. */
 function minimalBytes(word: bigint): Uint8Array {
   const full = word32(word)
@@ -54,6 +74,9 @@ function minimalBytes(word: bigint): Uint8Array {
 
 let applied = false
 
+/** The library's handlers this module replaces where tests compare against them (filled when applied). */
+export const libraryHandlers: { sstoreGas?: GasHandler; log?: Handler } = {}
+
 export function applyOpcodeHandlers() {
   if (applied) return
   applied = true
@@ -63,8 +86,15 @@ export function applyOpcodeHandlers() {
     accessStorageEIP2929(runState: RunState, key: Uint8Array, isSstore: boolean, common: Common, chargeGas?: boolean): bigint
   }
 
+  const { updateSstoreGasEIP2200 } = evmInternals.eip2200 as {
+    updateSstoreGasEIP2200(runState: RunState, current: Uint8Array, original: Uint8Array, value: Uint8Array, key: Uint8Array, common: Common): bigint
+  }
+
   const sstore = handlers.get(0x55)!
   const sloadGas = dynamicGasHandlers.get(0x54)!
+  const sstoreGas = dynamicGasHandlers.get(0x55)!
+  libraryHandlers.sstoreGas = sstoreGas
+  libraryHandlers.log = handlers.get(0xa0)!
 
   // MSTORE: memory.write copies the bytes in.
   handlers.set(0x52, (runState) => {
@@ -114,6 +144,46 @@ export function applyOpcodeHandlers() {
     const value = val === 0n ? new Uint8Array(0) : minimalBytes(val)
     await runState.interpreter.storageStore(word32(key), value)
   })
+
+  /*
+   * SSTORE's gas from Istanbul on (EIP-2200, with EIP-2929's access cost): the
+   * original's steps and calls, its byte padding done by word32/storageWord.
+   * Constantinople, pre-Istanbul chains, state gas (EIP-8038), block access
+   * lists (EIP-7928) and stateless witnesses keep the original.
+   */
+  dynamicGasHandlers.set(0x55, async (runState, gas, common) => {
+    if (
+      common.isActivatedEIP(8038) ||
+      common.isActivatedEIP(7928) ||
+      common.isActivatedEIP(6800) ||
+      common.isActivatedEIP(7864) ||
+      common.hardfork() === 'constantinople' ||
+      !common.gteHardfork('istanbul')
+    )
+      return sstoreGas(runState, gas, common)
+    if (runState.interpreter.isStatic()) throw new EVMError(EVMError.errorMessages.STATIC_STATE_CHANGE)
+    const [key, val] = runState.stack.peek(2) as [bigint, bigint]
+    const keyBytes = word32(key)
+    const currentStorage = storageWord(await runState.interpreter.storageLoad(keyBytes, false, false))
+    const originalStorage = storageWord(await runState.interpreter.storageLoad(keyBytes, true, false))
+    // The original's setLengthLeftStorage(bigIntToBytes(val)): empty for zero, else the value as a word.
+    const value = val === 0n ? new Uint8Array(0) : word32(val)
+    gas += updateSstoreGasEIP2200(runState, currentStorage, originalStorage, value, keyBytes, common)
+    if (common.isActivatedEIP(2929)) gas += accessStorageEIP2929(runState, keyBytes, true, common, true)
+    return gas
+  })
+
+  // LOG0..LOG4: topics as words without the hex round trip; the data is a copy of memory, as before.
+  const log: Handler = (runState) => {
+    const [memOffset, memLength] = runState.stack.popN(2) as [bigint, bigint]
+    const topicsCount = runState.opCode - 0xa0
+    const topics = runState.stack.popN(topicsCount)
+    const topicsBuf = topics.map(word32)
+    let mem: Uint8Array = new Uint8Array(0)
+    if (memLength !== 0n) mem = runState.memory.read(Number(memOffset), Number(memLength))
+    runState.interpreter.log(mem, topicsCount, topicsBuf)
+  }
+  for (let op = 0xa0; op <= 0xa4; op++) handlers.set(op, log)
 }
 
 /** `bytesToBigInt` of @ethereumjs/util (big-endian, empty is 0), without the hex string. */

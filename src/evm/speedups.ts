@@ -1,6 +1,9 @@
 import { Common } from '@ethereumjs/common'
 import { applyFramePatches } from './evmFrames.js'
 import { evmInternals } from './evmInternals.js'
+import { applyEcrecoverPrecompile } from './ecrecoverPrecompile.js'
+import { applyFrameMemory } from './frameMemory.js'
+import { applyJournalWarm } from './journalWarm.js'
 import { applyInterpreterLoop } from './interpreterLoop.js'
 import { applyKeccakMemo } from './keccakMemo.js'
 import { applyOpcodeHandlers } from './opcodeHandlers.js'
@@ -64,3 +67,6 @@ applyFramePatches()
 applyOpcodeHandlers()
 applyRlpEncode()
 applyKeccakMemo()
+applyFrameMemory()
+applyJournalWarm()
+applyEcrecoverPrecompile()
