@@ -197,39 +197,19 @@ export function createCallTx(
         options,
       )
       break
-    default:
-      if (!accessList) {
-        const fast = fastCallTx1559(
-          {
-            nonce: base.nonce,
-            gasLimit: base.gasLimit,
-            to: base.to,
-            value: base.value,
-            data: base.data,
-            maxFeePerGas: fee1559.maxFeePerGas,
-            maxPriorityFeePerGas: fee1559.maxPriorityFeePerGas,
-          },
-          options,
-        )
-        if (fast) {
-          tx = fast
-          break
-        }
-      }
+    default: {
       // Spelled out: a literal that spreads two objects takes V8's slow copy path (see evmFrames.ts), per call.
-      tx = createFeeMarket1559Tx(
-        {
-          nonce: base.nonce,
-          gasLimit: base.gasLimit,
-          to: base.to,
-          value: base.value,
-          data: base.data,
-          maxFeePerGas: fee1559.maxFeePerGas,
-          maxPriorityFeePerGas: fee1559.maxPriorityFeePerGas,
-          accessList: accessList ?? [],
-        },
-        options,
-      )
+      const fields = {
+        nonce: base.nonce,
+        gasLimit: base.gasLimit,
+        to: base.to,
+        value: base.value,
+        data: base.data,
+        maxFeePerGas: fee1559.maxFeePerGas,
+        maxPriorityFeePerGas: fee1559.maxPriorityFeePerGas,
+      }
+      tx = (!accessList && fastCallTx1559(fields, options)) || createFeeMarket1559Tx({ ...fields, accessList: accessList ?? [] }, options)
+    }
   }
   const from = createAddressFromString(request.from ?? '0x0000000000000000000000000000000000000000')
   return impersonate(tx, from)
