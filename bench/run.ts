@@ -21,7 +21,7 @@
  * auto mode, cold start, RSS. It asserts nothing.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -123,23 +123,9 @@ const option = (name: string) => {
   return i >= 0 ? process.argv[i + 1] : undefined
 }
 
-/** Newest modification time under `dir` (files only). */
-function newest(dir: string): number {
-  let latest = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs)
-  }
-  return latest
-}
-
-/** bin/devnet.js runs the CLI bundle when present: build dist/ unless the bundle is newer than every source file. */
+/** bin/devnet.js runs the CLI bundle when present: rebuild dist/ when any source is newer (scripts/build.mjs). */
 function ensureBuilt() {
-  const entry = join(root, 'dist', 'bundle', 'cli.cjs')
-  if (existsSync(entry) && statSync(entry).mtimeMs >= newest(join(root, 'src'))) return
-  console.error('bench: building dist/ (tsc -p tsconfig.build.json, then scripts/bundle.mjs)')
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
-  execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs')], { stdio: 'inherit' })
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { stdio: ['ignore', 'ignore', 'inherit'] })
 }
 
 /** Rows of a SUMMARY.md table: measurement label -> unit and one cell per peer column. */
