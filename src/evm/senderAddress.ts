@@ -10,7 +10,7 @@ import { customCrypto } from './crypto.js'
 
 /*
  * A signed transaction's sender, computed once per transaction object and
- * with the native keccak, applied once to @ethereumjs/tx (10.1) when this
+ * with the chain's keccak (src/evm/keccak.ts), applied once to @ethereumjs/tx (10.1) when this
  * module loads.
  *
  * ethereumjs caches a frozen transaction's recovered public key but not the
