@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import type { Chain as ViemChain } from 'viem'
 import { defineChain } from 'viem/utils'
-import { ConfigError, type ConfigInput, loadConfig } from './config/load.js'
+import { type ConfigLayer, resolveLayers } from './config/layers.js'
+import { ConfigError, type ConfigInput, readConfigFile } from './config/load.js'
 import type { DevnetConfig } from './config/schema.js'
+import { ChainImportError } from './evm/geth/errors.js'
 import { dumpFixtureToFile, readFixtureFile } from './node/fixture/file.js'
 import type { LoadableFixture } from './node/fixture/format.js'
 import { configWithFixture, loadFixture } from './node/fixture/load.js'
@@ -12,7 +14,8 @@ import { allMethods } from './rpc/registry.js'
 import { toRpcError } from './rpc/toRpcError.js'
 import { createHttpApp, listen } from './server/http.js'
 
-export { loadConfig, type ConfigInput } from './config/load.js'
+export { loadConfig } from './config/layers.js'
+export type { ConfigInput } from './config/load.js'
 export { defaultConfig, defaultMnemonic, defaultTokenAddress, type DevnetConfig } from './config/schema.js'
 
 /** Options of createDevnet / startDevnet: any devnet.config.json key, plus a config file to read first. */
@@ -51,16 +54,40 @@ export type Devnet = {
   close(): Promise<void>
 }
 
+/**
+ * Runs one step of an import on the file `path` (`what`: genesis, import,
+ * forkchoice). A file that cannot be read or parsed, or whose content the
+ * importer refuses, becomes a ChainImportError naming the file, the block or
+ * field, and the problem; anything else is a bug and passes unchanged.
+ */
+async function importStep<T>(what: string, path: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    const e = error as Error & { code?: unknown; shortMessage?: string }
+    if (!(error instanceof ChainImportError || error instanceof SyntaxError || typeof e.code === 'string')) throw error
+    const problem = (e.shortMessage ?? e.message).replace(/^(genesis|forkchoice): /, '')
+    throw new ChainImportError(`${what} ${path}: ${problem}`, { cause: error })
+  }
+}
+
 async function importFiles(config: DevnetConfig): Promise<ImportedChain | undefined> {
   if (!config.genesis) return undefined
+  const { genesis: genesisPath, import: chainPath, forkchoice: forkchoicePath } = config
   const { loadGethGenesis } = await import('./evm/geth/genesis.js')
   const { importChain, readForkchoice } = await import('./evm/geth/importChain.js')
-  const genesis = await loadGethGenesis(JSON.parse(await readFile(config.genesis, 'utf8')))
-  const blocks = config.import ? await importChain(genesis, new Uint8Array(await readFile(config.import))) : []
+  const genesis = await importStep('genesis', genesisPath, async () =>
+    loadGethGenesis(JSON.parse(await readFile(genesisPath, 'utf8'))),
+  )
+  const blocks = chainPath
+    ? await importStep('import', chainPath, async () => importChain(genesis, new Uint8Array(await readFile(chainPath))))
+    : []
   let safe: bigint | undefined
   let finalized: bigint | undefined
-  if (config.forkchoice) {
-    const fc = readForkchoice(JSON.parse(await readFile(config.forkchoice, 'utf8')))
+  if (forkchoicePath) {
+    const fc = await importStep('forkchoice', forkchoicePath, async () =>
+      readForkchoice(JSON.parse(await readFile(forkchoicePath, 'utf8'))),
+    )
     const numberOf = (hash: string) =>
       blocks.find((b) => `0x${Buffer.from(b.block.hash()).toString('hex')}` === hash.toLowerCase())?.block.header.number
     safe = numberOf(fc.safe)
@@ -76,17 +103,35 @@ async function importFiles(config: DevnetConfig): Promise<ImportedChain | undefi
   }
 }
 
-/** Resolves options into a config: defaults < config file < options. An import switches to manual mining unless told otherwise. */
-export async function resolveConfig(options: DevnetOptions = {}): Promise<DevnetConfig> {
+/**
+ * Where settings come from besides the options, lowest first: the caller's
+ * defaults (under the config file), the config file, the CLI's flags (between
+ * the file and the options). What the CLI adds to the options.
+ */
+export type ConfigSources = {
+  /** Defaults of the caller, under the config file: startDevnet's port 0. */
+  base?: ConfigInput | undefined
+  /** The CLI's flags, above the config file and below the options. */
+  flags?: ConfigLayer | undefined
+  /** Receives each one-line warning (a preset contradicting a key); default: printed to stderr. */
+  onWarning?: ((line: string) => void) | undefined
+}
+
+/**
+ * Resolves options into a config: defaults < config file < flags < options,
+ * key by key (src/config/layers.ts). An import switches to manual mining
+ * unless told otherwise.
+ */
+export async function resolveConfig(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<DevnetConfig> {
   const { configFile, ...rest } = options
-  const { readConfigFile } = await import('./config/load.js')
-  const file = configFile ? readConfigFile(configFile) : undefined
-  const layers: ConfigInput[] = []
-  if (file) layers.push(file)
-  layers.push(rest)
-  const config = loadConfig(...layers)
-  if (config.genesis && file?.mining === undefined && rest.mining === undefined)
-    return loadConfig(...layers, { mining: 'manual' })
+  const layers: ConfigLayer[] = [
+    { input: sources.base, source: 'defaults' },
+    { input: configFile ? readConfigFile(configFile) : undefined, source: configFile ?? '' },
+    ...(sources.flags ? [sources.flags] : []),
+    { input: rest, source: 'options', keyName: (path) => `options.${path}` },
+  ]
+  const { config, warnings } = resolveLayers(layers)
+  for (const line of warnings) (sources.onWarning ?? ((l: string) => console.error(`devnet: warning: ${l}`)))(line)
   return config
 }
 
@@ -161,9 +206,12 @@ function wrap(config: DevnetConfig, node: Node, dispatcher: Dispatcher): Devnet 
 /** A devnet served over HTTP (and WebSocket) on host:port; port 0 picks a free port. */
 export type StartedDevnet = Devnet & { url: string; wsUrl: string; port: number }
 
-/** Starts a devnet with a JSON-RPC server. Binds to 127.0.0.1 and a free port unless told otherwise. */
-export async function startDevnet(options: DevnetOptions = {}): Promise<StartedDevnet> {
-  const { config, node } = await buildNode(await resolveConfig({ port: 0, ...options }))
+/**
+ * Starts a devnet with a JSON-RPC server. Binds to 127.0.0.1 and a free port
+ * unless told otherwise (a port in the config file counts).
+ */
+export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<StartedDevnet> {
+  const { config, node } = await buildNode(await resolveConfig(options, { base: { port: 0 }, ...sources }))
   const dispatcher = createDispatcher(node, allMethods, { debug: config.debug })
   const app = createHttpApp(dispatcher, config)
   const server = await listen(app, config)

@@ -1,11 +1,14 @@
 import { spawn } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
 
 const bin = fileURLToPath(new URL('../bin/devnet.js', import.meta.url))
 
-function run(args: string[]) {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+function run(args: string[], cwd?: string) {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd })
   let out = ''
   let err = ''
   child.stdout.on('data', (d) => (out += d))
@@ -43,5 +46,73 @@ describe('devnet start', () => {
     const q = run(['start', '--mining', 'sometimes', '--port', '0'])
     expect(await q.exited).toBe(2)
     expect(q.err()).toMatch(/mining/)
+  })
+})
+
+/** Resolves with the URL once the CLI prints its listening line. */
+function listening(p: ReturnType<typeof run>) {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(p.out())
+      if (match) {
+        clearInterval(timer)
+        resolve(match[1]!)
+      }
+    }, 20)
+    p.exited.then(() => {
+      clearInterval(timer)
+      reject(new Error(`exited early: ${p.err()}`))
+    })
+  })
+}
+
+const rpc = async (url: string, method: string) =>
+  ((await (await fetch(url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method }), headers: { 'content-type': 'application/json' } })).json()) as { result: unknown }).result
+
+/** A folder holding a devnet.config.json that restates the defaults, as a user's might. */
+function projectFolder() {
+  const dir = mkdtempSync(join(tmpdir(), 'devnet-cli-'))
+  writeFileSync(join(dir, 'devnet.config.json'), JSON.stringify({ chainId: 31337, mining: { type: 'interval', blockTime: 2000, preconfInterval: 200 }, clock: 'wall' }))
+  // A post-merge geth genesis with no accounts: enough to start an imported chain.
+  const forks = ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul', 'berlin', 'london']
+  const config = { chainId: 1337, ...Object.fromEntries(forks.map((f) => [`${f}Block`, 0])), terminalTotalDifficulty: 0, shanghaiTime: 0, cancunTime: 0 }
+  writeFileSync(join(dir, 'genesis.json'), JSON.stringify({ config, alloc: {}, gasLimit: '0x1c9c380', baseFeePerGas: '0x3b9aca00' }))
+  writeFileSync(join(dir, 'bad.rlp'), Uint8Array.from([0xc3, 0x01, 0x02, 0x03]))
+  return dir
+}
+
+describe('devnet start: precedence', () => {
+  const dir = projectFolder()
+
+  test.concurrent('flags beat the config file key by key; a preset beats its chain id, with one warning line', async () => {
+    const p = run(['start', '--port', '0', '--block-time', '1000', '--preconf-interval', '100', '--preset', 'base-sepolia'], dir)
+    const url = await listening(p)
+    expect(p.out()).toContain('Mining:          interval (block time 1000 ms, pre-confirmation every 100 ms)')
+    expect(await rpc(url, 'eth_chainId')).toBe('0x14a34')
+    expect(p.err().trim().split('\n')).toEqual([expect.stringMatching(/^devnet: warning: --preset base-sepolia contradicts chainId 31337 in devnet\.config\.json \(84532 used\)$/)])
+    p.child.kill('SIGINT')
+    expect(await p.exited).toBe(0)
+  })
+})
+
+describe('devnet start: user errors', () => {
+  const dir = projectFolder()
+  const oneLine = async (args: string[]) => {
+    const p = run(['start', '--port', '0', ...args], dir)
+    const code = await p.exited
+    return { code, lines: p.err().trim().split('\n') }
+  }
+
+  test.concurrent('a chain that fails to import: one line naming the file and the block, exit 2', async () => {
+    const { code, lines } = await oneLine(['--genesis', 'genesis.json', '--import', 'bad.rlp'])
+    expect(code).toBe(2)
+    expect(lines).toEqual([expect.stringMatching(/^devnet: import bad\.rlp: block 1 \(item 0 of the RLP stream\): cannot decode: /)])
+  })
+
+  test.concurrent('--debug adds the stack trace', async () => {
+    const { code, lines } = await oneLine(['--genesis', 'genesis.json', '--import', 'bad.rlp', '--debug'])
+    expect(code).toBe(2)
+    expect(lines[0]).toMatch(/^devnet: import bad\.rlp: block 1/)
+    expect(lines.some((l) => /^\s+at /.test(l))).toBe(true)
   })
 })

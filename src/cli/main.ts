@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { parseArgs } from 'node:util'
+import { inspect } from 'node:util'
 import { formatEther } from 'viem/utils'
-import { ConfigError, type ConfigInput, readConfigFile } from '../config/load.js'
+import { readConfigFile } from '../config/load.js'
 import { startDevnet } from '../index.js'
+import { parseStartArgs, startInputs } from './start.js'
+import { userErrorMessage } from './userError.js'
 
 const help = `Usage: devnet start [options]
        devnet fixture save|load|inspect FILE [options]   (devnet fixture --help)
@@ -17,48 +19,26 @@ Options:
   --mining MODE          interval | auto | manual (default interval)
   --clock KIND           wall | virtual (default wall)
   --preset NAME          base-sepolia: chain id 84532, token at Base Sepolia's USDC address
-  --genesis FILE         geth-format genesis to start from
+                         (beats the config file's chainId and token; a contradiction is warned)
+  --genesis FILE         geth-format genesis to start from (mines manually unless --mining)
   --import FILE          RLP chain to import and execute on top of --genesis
   --forkchoice FILE      engine_forkchoiceUpdated request naming head, safe and finalized
   --fixture FILE         start from a fixture (its chain id, hardfork, accounts and
                          token replace the config's; port, mining and clock stay)
   --dump-fixture FILE    write the chain to FILE as a fixture on exit (SIGINT/SIGTERM)
-  --debug                send internal error details to clients
+  --debug                send internal error details to clients; print stack traces
   --quiet                print only the listening line
   --version              print the version
   --help                 this text
-`
 
-const flags = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  config: { type: 'string' },
-  'chain-id': { type: 'string' },
-  'block-time': { type: 'string' },
-  'preconf-interval': { type: 'string' },
-  mining: { type: 'string' },
-  clock: { type: 'string' },
-  preset: { type: 'string' },
-  genesis: { type: 'string' },
-  import: { type: 'string' },
-  forkchoice: { type: 'string' },
-  fixture: { type: 'string' },
-  'dump-fixture': { type: 'string' },
-  debug: { type: 'boolean' },
-  quiet: { type: 'boolean' },
-  help: { type: 'boolean' },
-  version: { type: 'boolean' },
-} as const
+Precedence: defaults < config file < flags, key by key (--block-time beats the
+file's mining.blockTime). A bad flag, config, fixture or import prints one line
+and exits 2.
+`
 
 const fail = (message: string): never => {
   console.error(`devnet: ${message}`)
   process.exit(2)
-}
-
-const int = (name: string, value: string | undefined) => {
-  if (value === undefined) return undefined
-  if (!/^\d+$/.test(value)) fail(`invalid value for --${name}: ${JSON.stringify(value)} (expected an integer)`)
-  return Number(value)
 }
 
 async function main(argv: string[]) {
@@ -66,11 +46,11 @@ async function main(argv: string[]) {
     const { runFixtureCommand } = await import('./fixture.js')
     return runFixtureCommand(argv.slice(1), fail)
   }
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof flags; allowPositionals: true }>>
+  let parsed: ReturnType<typeof parseStartArgs>
   try {
-    parsed = parseArgs({ args: argv, options: flags, allowPositionals: true, strict: true })
+    parsed = parseStartArgs(argv)
   } catch (error) {
-    return fail((error as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, ''))
+    return fail((error as Error).message)
   }
   const { values, positionals } = parsed
   if (values.help) {
@@ -85,41 +65,15 @@ async function main(argv: string[]) {
   const command = positionals[0] ?? 'start'
   if (command !== 'start' || positionals.length > 1) fail(`unknown command "${positionals.join(' ')}" (try: devnet start --help)`)
 
-  let file: ConfigInput | undefined
-  try {
-    const path = values.config ?? 'devnet.config.json'
-    file = values.config !== undefined || existsQuiet(path) ? readConfigFile(path) : undefined
-  } catch (error) {
-    return fail((error as Error).message)
-  }
-  const cli: ConfigInput = {}
-  if (values.port !== undefined) cli.port = int('port', values.port)
-  if (values.host !== undefined) cli.host = values.host
-  if (values['chain-id'] !== undefined) cli.chainId = int('chain-id', values['chain-id'])
-  if (values['block-time'] !== undefined) cli.blockTime = int('block-time', values['block-time'])
-  if (values['preconf-interval'] !== undefined) cli.preconfInterval = int('preconf-interval', values['preconf-interval'])
-  if (values.mining !== undefined) cli.mining = values.mining as 'interval'
-  if (values.clock !== undefined) cli.clock = values.clock as 'wall'
-  if (values.preset !== undefined) cli.preset = values.preset
-  if (values.genesis !== undefined) cli.genesis = values.genesis
-  if (values.import !== undefined) cli.import = values.import
-  if (values.forkchoice !== undefined) cli.forkchoice = values.forkchoice
-  if (values.fixture !== undefined) cli.fixture = values.fixture
-  if (values['dump-fixture'] !== undefined) cli.dumpFixture = values['dump-fixture']
-  if (values.debug) cli.debug = true
-  if (values.quiet) cli.quiet = true
-
+  debug = values.debug === true
   let devnet: Awaited<ReturnType<typeof startDevnet>>
   try {
-    // Flags win over the file; `mining` given as a word must keep the file's block time.
-    devnet = await startDevnet({ ...file, port: file?.port ?? 8545, ...cli })
+    const { options, sources } = startInputs(values, { onWarning: (line) => console.error(`devnet: warning: ${line}`) })
+    // Named in a fixture error's line (the error itself does not carry the path).
+    fixture = values.fixture ?? (options.configFile ? readConfigFile(options.configFile).fixture : undefined)
+    devnet = await startDevnet(options, sources)
   } catch (error) {
-    if (error instanceof ConfigError) return fail(error.shortMessage)
-    const name = (error as Error).name
-    if (name === 'FixtureError' || name === 'FixtureFileError')
-      return fail(`fixture ${cli.fixture ?? file?.fixture}: ${(error as Error & { shortMessage?: string }).shortMessage ?? (error as Error).message}`)
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return fail(`port already in use: ${(error as Error).message}`)
-    throw error
+    return failWith(error)
   }
   const { config } = devnet
   if (!config.quiet) {
@@ -163,16 +117,21 @@ async function main(argv: string[]) {
   process.on('SIGTERM', shutdown)
 }
 
-function existsQuiet(path: string) {
-  try {
-    readFileSync(path)
-    return true
-  } catch {
-    return false
-  }
+/**
+ * A start that fails on the user's input (a flag, the config, a fixture, an
+ * import, a port in use) prints one line naming what is wrong and exits 2;
+ * anything else is a devnet bug, printed in one line too. `--debug` adds the
+ * stack trace (and its causes).
+ */
+function failWith(error: unknown): never {
+  const user = userErrorMessage(error, { fixture })
+  const first = ((error as Error)?.message ?? String(error)).split('\n')[0]
+  console.error(`devnet: ${user ?? `internal error: ${first}${debug ? '' : ' (run with --debug for the stack trace)'}`}`)
+  if (debug) console.error(inspect(error, { depth: 6 }))
+  process.exit(user === undefined ? 1 : 2)
 }
 
-main(process.argv.slice(2)).catch((error) => {
-  console.error('devnet:', error)
-  process.exit(1)
-})
+let debug = false
+let fixture: string | undefined
+
+main(process.argv.slice(2)).catch(failWith)

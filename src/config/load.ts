@@ -64,13 +64,27 @@ export type ConfigInput = {
   preset?: string | undefined
 }
 
-const topKeys = new Set([
-  'chainId', 'hardfork', 'mnemonic', 'accounts', 'balance', 'host', 'port',
-  'mining', 'blockTime', 'preconfInterval', 'clock', 'genesisTimestamp',
-  'gasLimit', 'baseFee', 'rpcGasCap', 'token', 'cors', 'bodyLimit', 'debug',
-  'quiet', 'logs', 'simulate', 'genesis', 'import', 'forkchoice', 'fixture',
-  'dumpFixture', 'preset', '$schema', '//',
-])
+/**
+ * Every key the loader reads, by object: `devnet.config.schema.json` must
+ * list the same (a test holds them together). `$schema` and `//` (a comment)
+ * are accepted and ignored.
+ */
+export const knownKeys = {
+  top: [
+    'chainId', 'hardfork', 'mnemonic', 'accounts', 'balance', 'host', 'port',
+    'mining', 'blockTime', 'preconfInterval', 'clock', 'genesisTimestamp',
+    'gasLimit', 'baseFee', 'rpcGasCap', 'token', 'cors', 'bodyLimit', 'debug',
+    'quiet', 'logs', 'simulate', 'genesis', 'import', 'forkchoice', 'fixture',
+    'dumpFixture', 'preset', '$schema', '//',
+  ],
+  mining: ['type', 'blockTime', 'preconfInterval'],
+  token: ['address', 'name', 'symbol', 'balance', 'admin'],
+  logs: ['maxBlockRange', 'maxResults'],
+  // `timestampIncrement` is the key's earlier name, still accepted.
+  simulate: ['computeStateRoot', 'timestampStep', 'timestampIncrement'],
+} as const
+
+const topKeys = new Set<string>(knownKeys.top)
 
 const fail = (key: string, why: string): never => {
   throw new ConfigError(`invalid config key "${key}": ${why}`)
@@ -105,7 +119,7 @@ const toDecimal = (key: string, value: unknown, decimals: number): bigint => {
   return decimals === 18 ? parseEther(text) : parseUnits(text, decimals)
 }
 
-const checkKeys = (prefix: string, object: object, allowed: string[]) => {
+const checkKeys = (prefix: string, object: object, allowed: readonly string[]) => {
   for (const key of Object.keys(object))
     if (!allowed.includes(key)) fail(`${prefix}.${key}`, 'unknown key')
 }
@@ -149,7 +163,7 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
     if (type !== 'interval' && type !== 'auto' && type !== 'manual')
       fail('mining', `expected "interval", "auto" or "manual", got ${JSON.stringify(m)}`)
     if (typeof m === 'object' && m !== null) {
-      checkKeys('mining', m, ['type', 'blockTime', 'preconfInterval'])
+      checkKeys('mining', m, knownKeys.mining)
       const o = m as { blockTime?: unknown; preconfInterval?: unknown }
       if (o.blockTime !== undefined) c.blockTime = toInt('mining.blockTime', o.blockTime, 1)
       if (o.preconfInterval !== undefined)
@@ -172,7 +186,7 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
     const t = i.token
     if (typeof t !== 'object' || t === null) fail('token', 'expected an object')
     const o = t as Record<string, unknown>
-    checkKeys('token', o, ['address', 'name', 'symbol', 'balance', 'admin'])
+    checkKeys('token', o, knownKeys.token)
     if (o.address !== undefined) {
       if (typeof o.address !== 'string' || !isAddress(o.address, { strict: false }))
         fail('token.address', `expected an address, got ${JSON.stringify(o.address)}`)
@@ -194,15 +208,14 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
   if (has('logs')) {
     const l = i.logs as Record<string, unknown>
     if (typeof l !== 'object' || l === null) fail('logs', 'expected an object')
-    checkKeys('logs', l, ['maxBlockRange', 'maxResults'])
+    checkKeys('logs', l, knownKeys.logs)
     if (l.maxBlockRange !== undefined) c.logs.maxBlockRange = toInt('logs.maxBlockRange', l.maxBlockRange, 1)
     if (l.maxResults !== undefined) c.logs.maxResults = toInt('logs.maxResults', l.maxResults, 1)
   }
   if (has('simulate')) {
     const s = i.simulate as Record<string, unknown>
     if (typeof s !== 'object' || s === null) fail('simulate', 'expected an object')
-    // `timestampIncrement` is the key's earlier name, still accepted.
-    checkKeys('simulate', s, ['computeStateRoot', 'timestampStep', 'timestampIncrement'])
+    checkKeys('simulate', s, knownKeys.simulate)
     if (s.computeStateRoot !== undefined)
       c.simulate.computeStateRoot = toBool('simulate.computeStateRoot', s.computeStateRoot)
     if (s.timestampIncrement !== undefined)
@@ -237,17 +250,4 @@ export function readConfigFile(path: string): ConfigInput {
   } catch (error) {
     throw new ConfigError(`config file ${path} is not valid JSON: ${(error as Error).message}`)
   }
-}
-
-/**
- * Merges defaults < config file < CLI flags < programmatic options into one
- * frozen config. Importing a chain switches mining to manual unless asked.
- */
-export function loadConfig(
-  ...layers: (ConfigInput | undefined)[]
-): DevnetConfig {
-  let config = defaultConfig
-  for (const layer of layers) if (layer) config = applyConfig(config, layer)
-  assertSafe(config)
-  return Object.freeze(config)
 }

@@ -5,6 +5,7 @@ import { createAccount, createAddressFromString } from '@ethereumjs/util'
 import type { Hex } from 'viem'
 import { hexToBytes, isHex, numberToHex, padHex } from 'viem/utils'
 import { customCrypto } from '../crypto.js'
+import { ChainImportError } from './errors.js'
 import { createKzg } from './kzg.js'
 
 /** A chain described by a geth `genesis.json`, ready to execute its first block on. */
@@ -68,7 +69,7 @@ const unsupportedForks = ['amsterdamTime', 'verkleTime'] as const
  * withdrawals root from Shanghai, zero blob gas and beacon root from Cancun, empty
  * requests hash from Prague), so its hash equals geth's.
  *
- * @throws Error naming the offending field, e.g. `genesis: alloc.0x12….balance: not a quantity`.
+ * @throws ChainImportError naming the offending field, e.g. `genesis: alloc.0x12….balance: not a quantity`.
  *
  * @example
  * ```ts
@@ -88,21 +89,21 @@ export async function loadGethGenesis(json: unknown): Promise<GethChain> {
   }
   for (const name of unsupportedForks)
     if (config[name] !== undefined && config[name] !== null)
-      throw new Error(`genesis: config.${name}: fork not supported by this engine`)
+      throw new ChainImportError(`genesis: config.${name}: fork not supported by this engine`)
   if (
     forkSwitches.eip155Block !== undefined &&
     forkSwitches.eip155Block !== forkSwitches.eip158Block
   )
-    throw new Error('genesis: config.eip158Block: must equal config.eip155Block (both are Spurious Dragon)')
+    throw new ChainImportError('genesis: config.eip158Block: must equal config.eip155Block (both are Spurious Dragon)')
   const ttd = optionalQuantity(config.terminalTotalDifficulty, 'config.terminalTotalDifficulty')
   const blobSchedule = readBlobSchedule(config.blobSchedule)
 
   const timestamp = optionalQuantity(genesis.timestamp, 'timestamp') ?? 0n
   const number = optionalQuantity(genesis.number, 'number') ?? 0n
-  if (number !== 0n) throw new Error('genesis: number: only a genesis at block 0 is supported')
+  if (number !== 0n) throw new ChainImportError('genesis: number: only a genesis at block 0 is supported')
   const gasLimit = optionalQuantity(genesis.gasLimit, 'gasLimit') || defaultGasLimit
   const nonce = optionalQuantity(genesis.nonce, 'nonce') ?? 0n
-  if (nonce >= 2n ** 64n) throw new Error('genesis: nonce: does not fit 8 bytes')
+  if (nonce >= 2n ** 64n) throw new ChainImportError('genesis: nonce: does not fit 8 bytes')
   const extraData = optionalBytes(genesis.extraData, 'extraData') ?? '0x'
   const mixHash = optionalFixedBytes(genesis.mixHash, 32, 'mixHash') ?? zeroHash
   const coinbase = optionalFixedBytes(genesis.coinbase, 20, 'coinbase') ?? `0x${'00'.repeat(20)}`
@@ -157,7 +158,7 @@ export async function loadGethGenesis(json: unknown): Promise<GethChain> {
       params: bpoParams(blobSchedule),
     })
   } catch (error) {
-    throw new Error(`genesis: config: ${(error as Error).message}`)
+    throw new ChainImportError(`genesis: config: ${(error as Error).message}`)
   }
   common.setHardforkBy({ blockNumber: 0n, timestamp })
 
@@ -205,7 +206,7 @@ export async function loadGethGenesis(json: unknown): Promise<GethChain> {
       { common, skipConsensusFormatValidation: true },
     )
   } catch (error) {
-    throw new Error(`genesis: header: ${(error as Error).message}`)
+    throw new ChainImportError(`genesis: header: ${(error as Error).message}`)
   }
 
   return { common, genesisBlock, stateManager, chainId, ttd }
@@ -250,7 +251,7 @@ function readAlloc(value: unknown): AllocAccount[] {
   for (const [key, entry] of Object.entries(object(value, 'alloc'))) {
     const field = `alloc.${key}`
     const address = (key.startsWith('0x') || key.startsWith('0X') ? `0x${key.slice(2)}` : `0x${key}`).toLowerCase()
-    if (!/^0x[0-9a-f]{40}$/.test(address)) throw new Error(`genesis: ${field}: not a 20-byte address`)
+    if (!/^0x[0-9a-f]{40}$/.test(address)) throw new ChainImportError(`genesis: ${field}: not a 20-byte address`)
     const account = object(entry, field)
     const storage: [Hex, Hex][] = []
     if (account.storage !== undefined && account.storage !== null) {
@@ -273,7 +274,7 @@ function readAlloc(value: unknown): AllocAccount[] {
 }
 
 function fail(field: string, problem: string): never {
-  throw new Error(`genesis: ${field}: ${problem}`)
+  throw new ChainImportError(`genesis: ${field}: ${problem}`)
 }
 
 function object(value: unknown, field: string): Record<string, unknown> {

@@ -7,6 +7,7 @@ import { createVM, type RunBlockResult, runBlock } from '@ethereumjs/vm'
 import type { Hex } from 'viem'
 import { getContractAddress } from 'viem/utils'
 import type { EvmLog, ExecutedBlock, ExecutedTx } from '../types.js'
+import { ChainImportError } from './errors.js'
 import type { GethChain } from './genesis.js'
 
 /** An {@link ExecutedBlock} as {@link importChain} returns it. */
@@ -30,7 +31,7 @@ export type ImportChainOptions = {
  *
  * @returns One {@link ExecutedBlock} per imported block, in order (genesis excluded); its
  *   txs are {@link ImportedTx}es, which add the pre-Byzantium receipt `root`.
- * @throws Error naming the block and the field, e.g. `block 12: state root mismatch (got 0x…, want 0x…)`;
+ * @throws ChainImportError naming the block and the field, e.g. `block 12: state root mismatch (got 0x…, want 0x…)`;
  *   the state manager is then back at the last good block's state root.
  *
  * @example
@@ -72,13 +73,13 @@ export async function importChain(
         setHardfork: true,
       })
     } catch (error) {
-      throw new Error(`block ${number} (item ${index} of the RLP stream): cannot decode: ${message(error)}`)
+      throw new ChainImportError(`block ${number} (item ${index} of the RLP stream): cannot decode: ${message(error)}`)
     }
     if (block.header.number !== number)
-      throw new Error(`block ${block.header.number}: number mismatch (want ${number}, the child of the previous block)`)
+      throw new ChainImportError(`block ${block.header.number}: number mismatch (want ${number}, the child of the previous block)`)
     const parentHash = bytesToHex(parent.hash())
     if (bytesToHex(block.header.parentHash) !== parentHash)
-      throw new Error(
+      throw new ChainImportError(
         `block ${number}: parent hash mismatch (got ${bytesToHex(block.header.parentHash)}, want ${parentHash})`,
       )
 
@@ -89,12 +90,12 @@ export async function importChain(
       result = await runBlock(vm, { block, generate: true })
     } catch (error) {
       await chain.stateManager.setStateRoot(parent.header.stateRoot)
-      throw new Error(`block ${number}: execution failed: ${message(error)}`)
+      throw new ChainImportError(`block ${number}: execution failed: ${message(error)}`)
     }
     const mismatch = compare(block, result)
     if (mismatch !== undefined) {
       await chain.stateManager.setStateRoot(parent.header.stateRoot)
-      throw new Error(`block ${number}: ${mismatch}`)
+      throw new ChainImportError(`block ${number}: ${mismatch}`)
     }
     await blockchain.putBlock(block)
     executed.push({ block, txs: executedTxs(block, result) })
@@ -146,7 +147,7 @@ function executedTxs(block: Block, result: RunBlockResult): ImportedTx[] {
     const run = result.results[i]
     const receipt = result.receipts[i]
     if (run === undefined || receipt === undefined)
-      throw new Error(`block ${block.header.number}: no execution result for transaction ${i}`)
+      throw new ChainImportError(`block ${block.header.number}: no execution result for transaction ${i}`)
     const from = tx.getSenderAddress().toString().toLowerCase() as Hex
     const cumulativeGasUsed = receipt.cumulativeBlockGasUsed
     const gasUsed = cumulativeGasUsed - previousCumulative
@@ -202,15 +203,15 @@ export type Forkchoice = {
  * Reads the forkchoice of a hive `headfcu.json`: an `engine_forkchoiceUpdatedV*`
  * JSON-RPC request whose first param names the head, safe and finalized blocks.
  *
- * @throws Error naming the missing or malformed field.
+ * @throws ChainImportError naming the missing or malformed field.
  */
 export function readForkchoice(json: unknown): Forkchoice {
-  if (typeof json !== 'object' || json === null) throw new Error('forkchoice: expected a JSON-RPC request object')
+  if (typeof json !== 'object' || json === null) throw new ChainImportError('forkchoice: expected a JSON-RPC request object')
   const { method, params } = json as { method?: unknown; params?: unknown }
   if (typeof method !== 'string' || !method.startsWith('engine_forkchoiceUpdated'))
-    throw new Error(`forkchoice: method: expected engine_forkchoiceUpdatedV*, got ${JSON.stringify(method)}`)
+    throw new ChainImportError(`forkchoice: method: expected engine_forkchoiceUpdatedV*, got ${JSON.stringify(method)}`)
   const state = Array.isArray(params) ? (params[0] as unknown) : undefined
-  if (typeof state !== 'object' || state === null) throw new Error('forkchoice: params[0]: expected the forkchoice state')
+  if (typeof state !== 'object' || state === null) throw new ChainImportError('forkchoice: params[0]: expected the forkchoice state')
   const { headBlockHash, safeBlockHash, finalizedBlockHash } = state as Record<string, unknown>
   return {
     head: hash(headBlockHash, 'headBlockHash'),
@@ -221,6 +222,6 @@ export function readForkchoice(json: unknown): Forkchoice {
 
 function hash(value: unknown, field: string): Hex {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value))
-    throw new Error(`forkchoice: params[0].${field}: expected a 32-byte hash`)
+    throw new ChainImportError(`forkchoice: params[0].${field}: expected a 32-byte hash`)
   return value.toLowerCase() as Hex
 }

@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import type { ConfigInput } from '../config/load.js'
+import type { ConfigSources, DevnetOptions } from '../index.js'
+
+/** The flags of `devnet start`. */
+export const startFlags = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  config: { type: 'string' },
+  'chain-id': { type: 'string' },
+  'block-time': { type: 'string' },
+  'preconf-interval': { type: 'string' },
+  mining: { type: 'string' },
+  clock: { type: 'string' },
+  preset: { type: 'string' },
+  genesis: { type: 'string' },
+  import: { type: 'string' },
+  forkchoice: { type: 'string' },
+  fixture: { type: 'string' },
+  'dump-fixture': { type: 'string' },
+  debug: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean' },
+  version: { type: 'boolean' },
+} as const
+
+export type StartValues = ReturnType<typeof parseArgs<{ options: typeof startFlags; allowPositionals: true }>>['values']
+
+/** A flag value the CLI refuses (one line, exit 2). */
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+/** Parses the arguments of `devnet start`; UsageError names a bad flag. */
+export function parseStartArgs(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: startFlags, allowPositionals: true, strict: true })
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, ''))
+  }
+}
+
+const int = (name: string, value: string | undefined) => {
+  if (value === undefined) return undefined
+  if (!/^\d+$/.test(value)) throw new UsageError(`invalid value for --${name}: ${JSON.stringify(value)} (expected an integer)`)
+  return Number(value)
+}
+
+/** The config layer that the flags give. */
+export function flagLayer(values: StartValues): ConfigInput {
+  const cli: ConfigInput = {}
+  if (values.port !== undefined) cli.port = int('port', values.port)
+  if (values.host !== undefined) cli.host = values.host
+  if (values['chain-id'] !== undefined) cli.chainId = int('chain-id', values['chain-id'])
+  if (values['block-time'] !== undefined) cli.blockTime = int('block-time', values['block-time'])
+  if (values['preconf-interval'] !== undefined) cli.preconfInterval = int('preconf-interval', values['preconf-interval'])
+  if (values.mining !== undefined) cli.mining = values.mining as 'interval'
+  if (values.clock !== undefined) cli.clock = values.clock as 'wall'
+  if (values.preset !== undefined) cli.preset = values.preset
+  if (values.genesis !== undefined) cli.genesis = values.genesis
+  if (values.import !== undefined) cli.import = values.import
+  if (values.forkchoice !== undefined) cli.forkchoice = values.forkchoice
+  if (values.fixture !== undefined) cli.fixture = values.fixture
+  if (values['dump-fixture'] !== undefined) cli.dumpFixture = values['dump-fixture']
+  if (values.debug) cli.debug = true
+  if (values.quiet) cli.quiet = true
+  return cli
+}
+
+/** How each key of the flag layer is spelled on the command line, for warnings. */
+const flagNames: Record<string, string> = {
+  port: '--port', host: '--host', chainId: '--chain-id', blockTime: '--block-time',
+  preconfInterval: '--preconf-interval', mining: '--mining', clock: '--clock', preset: '--preset',
+  genesis: '--genesis', import: '--import', forkchoice: '--forkchoice', fixture: '--fixture',
+  dumpFixture: '--dump-fixture', debug: '--debug', quiet: '--quiet',
+}
+
+/**
+ * What `devnet start` passes to startDevnet: the config file (--config, else
+ * ./devnet.config.json when present) as the file layer, the flags as the
+ * layer above it, and the library's defaults under both (port 8545, not
+ * startDevnet's 0).
+ */
+export function startInputs(values: StartValues, hooks: { onWarning?: (line: string) => void } = {}): {
+  options: DevnetOptions
+  sources: ConfigSources
+} {
+  const configFile = values.config ?? (existsSync('devnet.config.json') ? 'devnet.config.json' : undefined)
+  return {
+    options: { configFile },
+    sources: {
+      base: {},
+      flags: { input: flagLayer(values), source: 'flags', keyName: (path) => flagNames[path] ?? `--${path}` },
+      onWarning: hooks.onWarning,
+    },
+  }
+}

@@ -1,0 +1,44 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { paymentsFixturePath } from '../../scripts/make-fixture.js'
+import { userErrorMessage } from '../../src/cli/userError.js'
+import { createDevnet, type DevnetOptions } from '../../src/index.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'devnet-user-error-'))
+const write = (name: string, content: unknown) => {
+  const path = join(dir, name)
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content))
+  return path
+}
+
+/** The line the CLI prints for what createDevnet(options) throws. */
+async function lineFor(options: DevnetOptions) {
+  try {
+    const devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true, ...options })
+    await devnet.close()
+  } catch (error) {
+    return userErrorMessage(error, { fixture: options.fixture })
+  }
+  throw new Error('expected createDevnet to fail')
+}
+
+describe('userErrorMessage', () => {
+  test('names the file and the problem of each kind of bad input', async () => {
+    const fixture = JSON.parse(readFileSync(paymentsFixturePath, 'utf8'))
+    fixture.blocks[2].receipts = []
+    const badFixture = write('bad-fixture.json', fixture)
+    const badGenesis = write('bad-genesis.json', { config: { chainId: 'one' }, alloc: {} })
+    const notJson = write('not-json.json', '{"config":')
+    expect(await lineFor({ fixture: badFixture })).toBe(`fixture ${badFixture}: blocks[2]: 0 receipts for 1 transactions`)
+    expect(await lineFor({ genesis: badGenesis })).toBe(`genesis ${badGenesis}: config.chainId: not a quantity ("one")`)
+    expect(await lineFor({ genesis: notJson })).toMatch(new RegExp(`^genesis ${notJson}: .*JSON`))
+    expect(await lineFor({ genesis: join(dir, 'missing.json') })).toMatch(/^genesis .*missing\.json: ENOENT/)
+    expect(await lineFor({ mining: { type: 'interval', blockTim: 5 } as never })).toBe('invalid config key "mining.blockTim": unknown key')
+  })
+
+  test('a devnet bug is not a user error', () => {
+    expect(userErrorMessage(new TypeError('x is undefined'))).toBe(undefined)
+  })
+})
