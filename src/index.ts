@@ -139,8 +139,8 @@ export async function resolveConfig(options: DevnetOptions = {}, sources: Config
  * Creates a devnet in this process, with no socket. Many instances never
  * share state.
  */
-export async function createDevnet(options: DevnetOptions = {}): Promise<Devnet> {
-  const { config, node } = await buildNode(await resolveConfig(options))
+export async function createDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<Devnet> {
+  const { config, node } = await buildNode(await resolveConfig(options, sources))
   const dispatcher = createDispatcher(node, allMethods, { debug: config.debug })
   return wrap(config, node, dispatcher)
 }

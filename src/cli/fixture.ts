@@ -1,12 +1,13 @@
-import { statSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { createBlockFromRLP } from '@ethereumjs/block'
-import { ConfigError, type ConfigInput, readConfigFile } from '../config/load.js'
+import { ConfigError, type ConfigInput } from '../config/load.js'
 import { createDevCommon } from '../evm/common.js'
 import { createDevnet } from '../index.js'
 import { dumpFixtureToFile, readFixtureFile } from '../node/fixture/file.js'
 import { type LoadableFixture, forEachEntry, fromHex } from '../node/fixture/format.js'
 import { verifyLoadedState } from '../node/fixture/load.js'
+import { flagName } from './start.js'
 
 /**
  * `devnet fixture save|load|inspect`:
@@ -111,15 +112,21 @@ export async function runFixtureCommand(argv: string[], fail: (message: string) 
       console.log(describeFixture(fixture, bytes))
       console.log('loads:         yes (hashes, parent links, receipts, every state node and every state checked; pre-confirmed transactions re-run)')
     } else if (command === 'save') {
-      const input: ConfigInput = values.config !== undefined ? readConfigFile(values.config) : (tryConfig() ?? {})
-      if (values['chain-id'] !== undefined) input.chainId = values['chain-id']
-      if (values.preset !== undefined) input.preset = values.preset
-      if (values.fixture !== undefined) input.fixture = values.fixture
+      // The same layers as devnet start: defaults < config file < these flags; the chain is built manually on the virtual clock.
+      const configFile = values.config ?? (existsSync('devnet.config.json') ? 'devnet.config.json' : undefined)
+      const flags: ConfigInput = {}
+      if (values['chain-id'] !== undefined) flags.chainId = values['chain-id']
+      if (values.preset !== undefined) flags.preset = values.preset
+      if (values.fixture !== undefined) flags.fixture = values.fixture
       const blocks = values.blocks === undefined ? 0 : Number(values.blocks)
       if (!Number.isSafeInteger(blocks) || blocks < 0) return fail(`invalid value for --blocks: ${JSON.stringify(values.blocks)}`)
-      const devnet = await createDevnet({ ...input, dumpFixture: undefined, mining: 'manual', clock: 'virtual', quiet: true })
+      const devnet = await createDevnet(
+        { configFile, mining: 'manual', clock: 'virtual', quiet: true },
+        { flags: { input: flags, source: 'flags', keyName: flagName }, onWarning: (line) => console.error(`devnet: warning: ${line}`) },
+      )
       for (let i = 0; i < blocks; i++) await devnet.seal()
-      await devnet.close()
+      // node.close(), not devnet.close(): a dumpFixture in the config file must not write a second file.
+      await devnet.node.close()
       const { bytes } = await dumpFixtureToFile(devnet.node, file)
       console.log(`wrote ${file}`)
       console.log(describeFixture((await readFixtureFile(file)).fixture, bytes))
@@ -132,11 +139,3 @@ export async function runFixtureCommand(argv: string[], fail: (message: string) 
   }
 }
 
-function tryConfig(): ConfigInput | undefined {
-  try {
-    statSync('devnet.config.json')
-  } catch {
-    return undefined
-  }
-  return readConfigFile('devnet.config.json')
-}

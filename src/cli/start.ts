@@ -69,6 +69,7 @@ export function flagLayer(values: StartValues): ConfigInput {
 }
 
 /** How each key of the flag layer is spelled on the command line, for warnings. */
+export const flagName = (path: string) => flagNames[path] ?? `--${path}`
 const flagNames: Record<string, string> = {
   port: '--port', host: '--host', chainId: '--chain-id', blockTime: '--block-time',
   preconfInterval: '--preconf-interval', mining: '--mining', clock: '--clock', preset: '--preset',
@@ -91,7 +92,7 @@ export function startInputs(values: StartValues, hooks: { onWarning?: (line: str
     options: { configFile },
     sources: {
       base: {},
-      flags: { input: flagLayer(values), source: 'flags', keyName: (path) => flagNames[path] ?? `--${path}` },
+      flags: { input: flagLayer(values), source: 'flags', keyName: flagName },
       onWarning: hooks.onWarning,
     },
   }
