@@ -16,8 +16,10 @@ export type IndexedLog = {
 
 /**
  * A native log query: `addresses` undefined matches any address;
- * `topics[i]` null (or absent) matches anything at position i, a set matches
- * any of its entries.
+ * `topics[i]` null, absent or an empty set matches anything at position i
+ * (geth: an empty list is a wildcard, as null is), a set matches any of its
+ * entries. As in geth, a log with fewer topics than the query has positions
+ * never matches.
  */
 export type LogQuery = {
   addresses: ReadonlySet<string> | undefined
@@ -26,11 +28,11 @@ export type LogQuery = {
 
 export function logMatches(query: LogQuery, log: { address: string; topics: readonly string[] }) {
   if (query.addresses && !query.addresses.has(log.address.toLowerCase())) return false
+  if (query.topics.length > log.topics.length) return false
   for (let i = 0; i < query.topics.length; i++) {
     const wanted = query.topics[i]
-    if (!wanted) continue
-    const topic = log.topics[i]
-    if (topic === undefined || !wanted.has(topic.toLowerCase())) return false
+    if (!wanted || wanted.size === 0) continue
+    if (!wanted.has(log.topics[i]!.toLowerCase())) return false
   }
   return true
 }
@@ -38,11 +40,11 @@ export function logMatches(query: LogQuery, log: { address: string; topics: read
 /** logMatches for an indexed log and a decoded query, both lowercase already: no string copies per log. */
 function matchesLowercase(query: LogQuery, log: IndexedLog) {
   if (query.addresses && !query.addresses.has(log.address)) return false
+  if (query.topics.length > log.topics.length) return false
   for (let i = 0; i < query.topics.length; i++) {
     const wanted = query.topics[i]
-    if (!wanted) continue
-    const topic = log.topics[i]
-    if (topic === undefined || !wanted.has(topic)) return false
+    if (!wanted || wanted.size === 0) continue
+    if (!wanted.has(log.topics[i]!)) return false
   }
   return true
 }
@@ -192,7 +194,8 @@ export function createLogIndex() {
       const keys: { map: Map<string, number[]>; keys: ReadonlySet<string>; n: number }[] = []
       if (query.addresses) keys.push({ map: byAddress, keys: query.addresses, n: count(byAddress, query.addresses, start, end) })
       query.topics.forEach((set, j) => {
-        if (set && j < 4) keys.push({ map: byTopic[j]!, keys: set, n: count(byTopic[j]!, set, start, end) })
+        // An empty set is a wildcard: no posting list to intersect.
+        if (set && set.size > 0 && j < 4) keys.push({ map: byTopic[j]!, keys: set, n: count(byTopic[j]!, set, start, end) })
       })
       keys.sort((a, b) => a.n - b.n)
       const out: IndexedLog[] = []

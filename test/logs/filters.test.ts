@@ -50,6 +50,15 @@ describe('log filters', () => {
   })
 })
 
+describe('log filters with an empty topic list', () => {
+  test('[] at a position matches any topic there, as in eth_getLogs', async () => {
+    const id = await call(t, 'eth_newFilter', [{ topics: [[], [], [pad(account(6).address)]] }])
+    const hash = await sendTransfer(t, 0, 6, 1n)
+    await t.devnet.seal()
+    expect(((await call(t, 'eth_getFilterChanges', [id])) as { transactionHash: string }[]).map((l) => l.transactionHash)).toEqual([hash])
+  })
+})
+
 describe('block and pending transaction filters', () => {
   test('eth_newBlockFilter gives the hashes of blocks sealed since the last poll', async () => {
     const id = await call(t, 'eth_newBlockFilter')

@@ -62,6 +62,17 @@ describe('eth_getLogs filters', () => {
     expect(await call(t, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x4', topics: [pad(account(9).address)] }])).toEqual([])
   })
 
+  test('an empty list at a topic position matches any topic there, like null (geth)', async () => {
+    const all = await call(t, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x4' }])
+    expect(all).toHaveLength(4)
+    expect(await call(t, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x4', topics: [[]] }])).toEqual(all)
+    expect(await call(t, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x4', topics: [transferTopic, [], []] }])).toEqual(all)
+    const to2 = (await call(t, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x4', address: token, topics: [[], [], [pad(account(2).address)]] }])) as { data: string }[]
+    expect(to2.map((l) => BigInt(l.data))).toEqual([200n, 400n])
+    // Each list is still a position: a Transfer log has 3 topics, so 4 positions match none (geth).
+    expect(await call(t, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x4', topics: [[], [], [], []] }])).toEqual([])
+  })
+
   test('a range: defaults to latest, tags, the empty block in between', async () => {
     expect(await call(t, 'eth_getLogs', [{}])).toEqual(await logsFromReceipts(4, 4))
     expect(await call(t, 'eth_getLogs', [{ fromBlock: '0x3', toBlock: '0x3' }])).toEqual([])
