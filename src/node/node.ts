@@ -195,6 +195,30 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
   }
 
   /**
+   * Seals `count` blocks (anvil_mine, hardhat_mine). With an interval, each
+   * block comes `interval` seconds after the later of the clock and its
+   * parent (the first honours evm_setNextBlockTimestamp), so consecutive
+   * blocks are exactly `interval` apart even once the head has run ahead of
+   * the wall clock, as on Hardhat; the clock moves `interval` per block too,
+   * as on Anvil, so the gap between chain and clock stays what it was.
+   */
+  async function mine(count: bigint, interval: bigint) {
+    for (let i = 0n; i < count; i++) {
+      if (interval > 0n) {
+        const parent = chain.head().block.header.timestamp
+        const now = clock.now()
+        const timestamp = time.next ?? (now > parent ? now : parent) + interval
+        clock.increase(interval)
+        controls.timeOffset += interval
+        time.next = timestamp
+        // Pre-confirmed transactions run again under the time of the block they will be sealed in.
+        await rebuildPending(undefined, timestamp)
+      }
+      await seal()
+    }
+  }
+
+  /**
    * Starts the pending block again on the (possibly new) head and re-runs the
    * pre-confirmed transactions that `keep` accepts, in their order. The
    * block keeps its timestamp when it stays on the same parent, unless
@@ -349,6 +373,8 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     },
     /** Seals a block now (devnet_seal, evm_mine). */
     seal: () => queue.run(seal),
+    /** Seals `count` blocks, `interval` seconds apart when given (anvil_mine, hardhat_mine). */
+    mine: (count: bigint, interval: bigint) => queue.run(() => mine(count, interval)),
     /** Runs a pre-confirmation tick now (devnet_preconfirm). */
     preconfirm: () => queue.run(tick),
     /** Runs `fn` as one write, in order with every other change. */

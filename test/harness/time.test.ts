@@ -114,3 +114,21 @@ describe('evm_mine', () => {
     expect((await rpcError(h.rpc('evm_mine', { blocks: 1, count: 2 }))).code).toBe(-32602)
   })
 })
+
+describe('anvil_mine / hardhat_mine on the wall clock', () => {
+  let h: H
+  afterEach(() => h?.devnet.close())
+  const ts = async (n: bigint) => BigInt((await h.block(n)).timestamp)
+
+  test('consecutive blocks are exactly interval apart once the head has run ahead of the clock', async () => {
+    h = await harnessDevnet({ clock: 'wall' })
+    // The head 10,000 s ahead of the machine's clock, as after mining many blocks quickly.
+    const ahead = BigInt(Math.floor(Date.now() / 1000)) + 10_000n
+    await h.rpc('evm_setNextBlockTimestamp', Number(ahead))
+    await h.devnet.seal()
+    expect(await h.rpc('anvil_mine', '0x3', '0x5')).toBe(null)
+    expect([await ts(2n), await ts(3n), await ts(4n)]).toEqual([ahead + 5n, ahead + 10n, ahead + 15n])
+    expect(await h.rpc('hardhat_mine', '0x2', '0x3c')).toBe(true)
+    expect([await ts(5n), await ts(6n)]).toEqual([ahead + 75n, ahead + 135n])
+  })
+})

@@ -6,7 +6,6 @@ import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError, MethodNotFoundError, RpcError } from '../errors.js'
 import { anyValue, looseUint, looseUint64 } from '../harnessCodecs.js'
 import { harnessMethod } from './harness.js'
-import { retimePending } from './time.js'
 
 /** Most blocks one anvil_mine/hardhat_mine may seal: each is a real block here, not a lazy range. */
 export const maxMineCount = 100_000n
@@ -98,17 +97,7 @@ export const miningMethods: MethodDef[] = [
     required: 0,
     handler: ({ node }, [count = 1n, interval = 0n]) => {
       if (count > maxMineCount) throw new InvalidParamsError(`cannot mine ${count} blocks at once (at most ${maxMineCount})`)
-      return node.write(async () => {
-        for (let i = 0n; i < count; i++) {
-          // As Anvil: the clock jumps `interval` seconds before each block.
-          if (interval > 0n) {
-            node.clock.increase(interval)
-            node.controls.timeOffset += interval
-            await retimePending(node)
-          }
-          await node.internals.seal()
-        }
-      })
+      return node.mine(count, interval)
     },
   }),
   defineMethod({
