@@ -132,3 +132,28 @@ describe('anvil_mine / hardhat_mine on the wall clock', () => {
     expect([await ts(5n), await ts(6n)]).toEqual([ahead + 75n, ahead + 135n])
   })
 })
+
+describe('genesis time', () => {
+  let h: H
+  afterEach(() => h?.devnet.close())
+  const seconds = () => BigInt(Math.floor(Date.now() / 1000))
+
+  test('wall clock: genesis carries the start time, so latest is current before the first seal', async () => {
+    const before = seconds()
+    h = await harnessDevnet({ clock: 'wall' })
+    const after = seconds()
+    const genesis = BigInt((await h.block()).timestamp)
+    expect(genesis >= before && genesis <= after).toBe(true)
+    expect(h.devnet.config.genesisTimestamp).toBe(genesis)
+    // An authorization valid from a minute ago (the payments library's default) is valid at `latest`.
+    expect(genesis > seconds() - 60n).toBe(true)
+  })
+
+  test('wall clock with genesisTimestamp given: that time; virtual clock: the fixed default', async () => {
+    h = await harnessDevnet({ clock: 'wall', genesisTimestamp: 1_700_000_000 })
+    expect(BigInt((await h.block()).timestamp)).toBe(1_700_000_000n)
+    await h.devnet.close()
+    h = await harnessDevnet({ clock: 'virtual' })
+    expect(BigInt((await h.block()).timestamp)).toBe(1_767_225_600n)
+  })
+})
