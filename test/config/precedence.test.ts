@@ -20,6 +20,10 @@ async function start(argv: string[], file: object) {
   return { config, warnings }
 }
 
+/** A row's title: the flags, then the file, as a user would type and write them. */
+const title = (row: { flag: string[]; file: object }) => `${row.flag.join(' ') || '(no flag)'} × ${JSON.stringify(row.file)}`
+const titled = <T extends { flag: string[]; file: object }>(rows: T[]) => rows.map((row) => ({ ...row, title: title(row) }))
+
 const baseSepoliaUsdc = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'
 const interval = { type: 'interval', blockTime: 2000, preconfInterval: 200 }
 
@@ -49,7 +53,7 @@ const flagTable: { flag: string[]; file: object; read: (c: DevnetConfig) => unkn
 ]
 
 describe('devnet start: flags over devnet.config.json', () => {
-  test.each(flagTable)('$flag beats the file $file', async ({ flag, file, read, want }) => {
+  test.each(titled(flagTable))('$title', async ({ flag, file, read, want }) => {
     const { config } = await start(flag, file)
     expect(read(config)).toEqual(want)
   })
@@ -79,7 +83,7 @@ const presetTable: { flag: string[]; file: object; read: (c: DevnetConfig) => un
 ]
 
 describe('devnet start: presets over devnet.config.json', () => {
-  test.each(presetTable)('$flag with the file $file', async ({ flag, file, read, want, warns }) => {
+  test.each(titled(presetTable))('$title', async ({ flag, file, read, want, warns }) => {
     const { config, warnings } = await start(flag, file)
     expect(read(config)).toEqual(want)
     if (warns === null) expect(warnings).toEqual([])
@@ -98,7 +102,7 @@ describe('an imported chain mines manually unless mining is asked', () => {
     { flag: ['--genesis', 'g.json', '--mining', 'interval'], file: {}, want: 'interval' },
     { flag: [], file: { genesis: 'g.json', mining: 'auto' }, want: 'auto' },
     { flag: [], file: { genesis: 'g.json' }, want: 'manual' },
-  ])('$flag with the file $file: $want', async ({ flag, file, want }) => {
+  ].map((row) => ({ ...row, title: `${title(row)} → ${row.want}` })))('$title', async ({ flag, file, want }) => {
     expect((await start(flag, file)).config.mining.type).toBe(want)
   })
 })
