@@ -15,6 +15,7 @@ import { toRpcError } from './rpc/toRpcError.js'
 import { createHttpApp, listen } from './server/http.js'
 
 export { loadConfig } from './config/layers.js'
+export type { ConfigLayer } from './config/layers.js'
 export type { ConfigInput } from './config/load.js'
 export { defaultConfig, defaultMnemonic, defaultTokenAddress, type DevnetConfig } from './config/schema.js'
 

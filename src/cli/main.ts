@@ -79,7 +79,7 @@ async function main(argv: string[]) {
   if (!config.quiet) {
     const lines = [
       '',
-      '   devnet: a local chain with 200 ms pre-confirmations',
+      `   devnet: a local chain with ${config.preconfInterval} ms pre-confirmations`,
       '',
       `Chain ID:        ${config.chainId}`,
       `RPC URL:         ${devnet.url}`,

@@ -67,6 +67,17 @@ describe('devnet start: flags over devnet.config.json', () => {
   })
 })
 
+describe('options over the config file, nested keys merged key by key', () => {
+  test('token, logs and simulate: a key the options set wins, the file keeps the rest', async () => {
+    const path = join(dir, `config-${files++}.json`)
+    writeFileSync(path, JSON.stringify({ token: { name: 'A', symbol: 'B' }, logs: { maxResults: 5 }, simulate: { timestampStep: 3 } }))
+    const config = await resolveConfig({ configFile: path, token: { name: 'C' }, logs: { maxBlockRange: 10 }, simulate: { computeStateRoot: true } })
+    expect([config.token.name, config.token.symbol, config.logs, config.simulate]).toEqual([
+      'C', 'B', { maxBlockRange: 10, maxResults: 5 }, { computeStateRoot: true, timestampStep: 3 },
+    ])
+  })
+})
+
 /** A preset is a flag-level choice: it beats the file; a contradicted file key is reported in one line. */
 const presetTable: { flag: string[]; file: object; read: (c: DevnetConfig) => unknown; want: unknown; warns: RegExp | null }[] = [
   { flag: ['--preset', 'base-sepolia'], file: { chainId: 31337 }, read: (c) => c.chainId, want: 84532n, warns: /--preset base-sepolia.*chainId 31337/ },
