@@ -86,11 +86,15 @@ describe('devnet start: precedence', () => {
 
   test.concurrent('flags beat the config file key by key; a preset beats its chain id, with one warning line', async () => {
     const p = run(['start', '--port', '0', '--block-time', '1000', '--preconf-interval', '100', '--preset', 'base-sepolia'], dir)
-    const url = await listening(p)
-    expect(p.out()).toContain('Mining:          interval (block time 1000 ms, pre-confirmation every 100 ms)')
-    expect(await rpc(url, 'eth_chainId')).toBe('0x14a34')
-    expect(p.err().trim().split('\n')).toEqual([expect.stringMatching(/^devnet: warning: --preset base-sepolia contradicts chainId 31337 in devnet\.config\.json \(84532 used\)$/)])
-    p.child.kill('SIGINT')
+    try {
+      const url = await listening(p)
+      expect(p.out()).toContain('Mining:          interval (block time 1000 ms, pre-confirmation every 100 ms)')
+      expect(await rpc(url, 'eth_chainId')).toBe('0x14a34')
+      expect(p.err().trim().split('\n')).toEqual([expect.stringMatching(/^devnet: warning: --preset base-sepolia contradicts chainId 31337 in devnet\.config\.json \(84532 used\)$/)])
+    } finally {
+      // A failed expectation must not leave the devnet running.
+      p.child.kill('SIGINT')
+    }
     expect(await p.exited).toBe(0)
   })
 })
