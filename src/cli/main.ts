@@ -23,6 +23,7 @@ Options:
   --fixture FILE         start from a fixture (its chain id, hardfork, accounts and
                          token replace the config's; port, mining and clock stay)
   --dump-fixture FILE    write the chain to FILE as a fixture on exit (SIGINT/SIGTERM)
+  --no-ui                do not serve the live page on GET / (JSON-RPC only)
   --debug                send internal error details to clients
   --quiet                print only the listening line
   --version              print the version
@@ -44,6 +45,7 @@ const flags = {
   forkchoice: { type: 'string' },
   fixture: { type: 'string' },
   'dump-fixture': { type: 'string' },
+  'no-ui': { type: 'boolean' },
   debug: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -106,6 +108,7 @@ async function main(argv: string[]) {
   if (values.forkchoice !== undefined) cli.forkchoice = values.forkchoice
   if (values.fixture !== undefined) cli.fixture = values.fixture
   if (values['dump-fixture'] !== undefined) cli.dumpFixture = values['dump-fixture']
+  if (values['no-ui']) cli.ui = false
   if (values.debug) cli.debug = true
   if (values.quiet) cli.quiet = true
 
@@ -150,6 +153,7 @@ async function main(argv: string[]) {
     ]
     console.log(lines.join('\n'))
   }
+  if (!config.quiet && config.ui) console.log(`Live page:       ${devnet.url}/ (open in a browser; --no-ui turns it off)\n`)
   console.log(`Listening on ${devnet.url}`)
 
   let closing = false
