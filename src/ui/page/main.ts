@@ -218,7 +218,7 @@ byId('check').addEventListener('click', async () => {
       timestamp: string
     }>('devnet_checkAuthorization', [pasted])
     out.replaceChildren(
-      h('p', { class: r.ok ? 'good' : 'bad', 'data-ok': r.ok }, r.ok ? `✓ would capture now with ${r.method}` : `✗ would not capture (${r.method})`),
+      h('p', { class: r.ok ? 'good' : 'bad', 'data-ok': String(r.ok) }, r.ok ? `✓ would capture now with ${r.method}` : `✗ would not capture (${r.method})`),
       h('ul', null, ...r.failures.map((f) => h('li', { 'data-reason': f.reason }, h('b', null, f.reason), ': ', f.message))),
       h('p', { class: 'hint' }, `checked against the pending block at time ${num(r.timestamp)}${r.skipped.length ? `; skipped: ${r.skipped.join(', ')}` : ''}`),
     )
