@@ -140,14 +140,14 @@ describe('devnet_checkAuthorization', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'devnet_checkAuthorization', params: [{ authorization: { from: '0x12' }, signature: '0x' }] }),
-    }).then((r) => r.json())
+    }).then((r) => r.json() as Promise<any>)
     expect(bad.error.code).toBe(-32602)
     expect(bad.error.message).toMatch(/^invalid argument 0: from: /)
     const missing = await fetch(devnet.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'devnet_checkAuthorization', params: [] }),
-    }).then((r) => r.json())
+    }).then((r) => r.json() as Promise<any>)
     expect(missing.error).toEqual({ code: -32602, message: 'missing value for required argument 0' })
   })
 })
