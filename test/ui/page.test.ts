@@ -116,7 +116,7 @@ describe('live page', () => {
   })
 
   test('behavior: a transaction is in the timeline within a tick; a revert shows its reason', async () => {
-    const [a, b] = devnet.accounts.slice(0, 2) as [{ address: Hex }, { address: Hex }]
+    const [a, b] = [devnet.accounts[0]!, devnet.accounts[1]!]
     const transfer = await send({ from: a.address, to: b.address, value: '0xde0b6b3a7640000' })
     const tooMuch = await send({
       from: a.address,
@@ -136,7 +136,7 @@ describe('live page', () => {
   })
 
   test('controls: Pre-confirm and Seal buttons tick and seal the block', async () => {
-    const [a, b] = devnet.accounts.slice(0, 2) as [{ address: Hex }, { address: Hex }]
+    const [a, b] = [devnet.accounts[0]!, devnet.accounts[1]!]
     const second = await send({ from: b.address, to: a.address, value: '0x1' })
     await page.click('#preconfirm')
     await shows(`[data-testid=pending] [data-flashblock="2"] [data-chip="${second}"]`)
