@@ -159,7 +159,7 @@ async function start() {
 }
 
 /** Runs a control's JSON-RPC call and shows its answer (or its error) beside the buttons. */
-function control(id: string, run: () => Promise<unknown>, after?: (result: unknown) => void | Promise<void>) {
+function control(id: string, run: () => Promise<unknown>, after?: (result: unknown) => unknown) {
   byId(id).addEventListener('click', async () => {
     const out = byId('control-result')
     out.className = ''
