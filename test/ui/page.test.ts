@@ -188,6 +188,21 @@ describe('live page', () => {
     await shows('#events li[data-event="AuthorizationCanceled"]')
   })
 
+  test('controls: Snapshot, then Revert takes the chain back', async () => {
+    await page.click('#snapshot')
+    await page.locator('#snapshots option').first().waitFor({ state: 'attached', timeout: 10_000 })
+    const [a, b] = [devnet.accounts[0]!, devnet.accounts[1]!]
+    const hash = await send({ from: b.address, to: a.address, value: '0x2' })
+    await devnet.seal()
+    const head = (await devnet.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as { hash: Hex; number: Hex }
+    await shows(`.block.sealed[data-hash="${head.hash}"] [data-chip="${hash}"]`)
+    await page.click('#revert')
+    await shows(`.block.removed[data-hash="${head.hash}"]`, 'reorged out')
+    await shows('#control-result', 'revert: true')
+    expect(await devnet.request({ method: 'eth_blockNumber' })).toBe(`0x${(BigInt(head.number) - 1n).toString(16)}`)
+    expect(await page.locator('#snapshots option').count()).toBe(0)
+  })
+
   test('controls: Reorg removes the top block; its logs come back removed, its transactions return to the pool', async () => {
     const sealed = (await devnet.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as { hash: Hex; transactions: Hex[] }
     await page.fill('#reorg-depth', '1')
@@ -197,12 +212,32 @@ describe('live page', () => {
     for (const hash of sealed.transactions) await shows(`tr.removed[data-tx="${hash}"]`, 'removed by a reorg')
     // The next tick pre-confirms them again on the new head.
     await devnet.preconfirm()
-    for (const hash of sealed.transactions) await shows(`tr[data-tx="${hash}"]:not(.removed)`, 'pending #3')
+    for (const hash of sealed.transactions) {
+      await shows(`tr[data-tx="${hash}"]:not(.removed) td.where`, 'pending #3')
+      await shows(`tr[data-tx="${hash}"] td.result.ok`)
+    }
+    await shows('#auths tr:not(.removed)', /used \(captured\).*pending #3/)
 
     const file = process.env.DEVNET_UI_SCREENSHOT ?? join(tmpdir(), 'devnet-ui.png')
     mkdirSync(dirname(file), { recursive: true })
     await page.screenshot({ path: file, fullPage: true, animations: 'disabled' })
     expect(pageErrors).toEqual([])
     expect(elsewhere).toEqual([])
+  })
+
+  test('controls: Mine N seals N blocks; + time moves the clock of the pending block', async () => {
+    const height = BigInt(await devnet.request({ method: 'eth_blockNumber' }))
+    await page.fill('#mine-n', '2')
+    await page.click('#mine')
+    await shows(`.block.sealed[data-block="${height + 2n}"]`)
+    await shows('[data-testid=pending]', `#${height + 3n} pending`)
+    const latest = (await devnet.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as { timestamp: Hex }
+    await page.fill('#time-s', '3600')
+    await page.click('#increase-time')
+    await shows('#control-result', 'increase-time: 3600')
+    const after = (await devnet.request({ method: 'eth_getBlockByNumber', params: ['pending', false] })) as { timestamp: Hex }
+    // The pending block is re-timed an hour past the head.
+    expect(BigInt(after.timestamp) - BigInt(latest.timestamp)).toBe(3600n)
+    expect(pageErrors).toEqual([])
   })
 })

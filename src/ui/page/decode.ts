@@ -39,6 +39,24 @@ export function decodeEvent(log: RpcLog): TokenEvent {
   return { kind: 'other', topic: topic0 }
 }
 
+/** The token's functions by selector, so a call that emitted nothing (a revert) still says what it tried. */
+const selectors: Record<string, string> = {
+  '0xa9059cbb': 'transfer',
+  '0x095ea7b3': 'approve',
+  '0x23b872dd': 'transferFrom',
+  '0xef55bec6': 'receiveWithAuthorization',
+  '0x88b7ab63': 'receiveWithAuthorization',
+  '0xe3ee160e': 'transferWithAuthorization',
+  '0xcf092995': 'transferWithAuthorization',
+  '0x5a049a70': 'cancelAuthorization',
+  '0xb7b72899': 'cancelAuthorization',
+  '0xd505accf': 'permit',
+  '0x9fd5a6cf': 'permit',
+}
+
+/** A call's function name when it is one of the token's, else its selector. */
+export const functionName = (input: string) => selectors[input.slice(0, 10)] ?? input.slice(0, 10)
+
 /** `Error(string)` revert data to its reason; undefined for anything else. */
 export function revertReason(data: string | undefined): string | undefined {
   if (!data?.startsWith('0x08c379a0') || data.length < 10 + 128) return undefined

@@ -118,14 +118,13 @@ async function resync() {
 }
 
 async function onHead(header: { number: string; hash: string; parentHash: string }) {
-  const number = num(header.number)
+  // A head that does not follow the one the page knows: a reorg or a revert happened in between.
   if (state.head.hash && header.parentHash !== state.head.hash) return resync()
   const block = await rpc.request<RpcBlock>('eth_getBlockByHash', [header.hash, true])
   if (!block) return
   noteSealed(state, block)
   void loadReceipts(block.transactions.map((t) => t.hash))
   refreshBalances()
-  void number
 }
 
 async function onFlashblock(block: RpcBlock) {
@@ -154,8 +153,10 @@ async function start() {
     }),
   )
   await serial(resync)
+  // Drawn now, not on the next frame: `data-ready` promises a page that shows the chain.
+  renderTimeline(state, performance.now())
+  renderTables(state)
   document.body.dataset.ready = 'true'
-  render()
 }
 
 /** Runs a control's JSON-RPC call and shows its answer (or its error) beside the buttons. */

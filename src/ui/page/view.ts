@@ -1,4 +1,4 @@
-import { type TokenEvent, formatUnits, short } from './decode.js'
+import { type TokenEvent, formatUnits, functionName, short } from './decode.js'
 import type { BlockView, Flashblock, State, TxView } from './state.js'
 
 type Child = Node | string | number | false | null | undefined
@@ -48,7 +48,7 @@ function describeEvent(state: State, e: TokenEvent) {
 function describeTx(state: State, tx: TxView) {
   const named = tx.events.filter((e) => e.kind !== 'other')
   if (named.length > 0) return named.map((e) => describeEvent(state, e)).join('; ')
-  if (tx.input !== '0x') return `call ${tx.input.slice(0, 10)}`
+  if (tx.input !== '0x') return `call ${functionName(tx.input)}`
   return `${formatUnits(tx.value, 18)} ETH`
 }
 
