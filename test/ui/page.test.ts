@@ -188,6 +188,13 @@ describe('live page', () => {
     await shows('#events li[data-event="AuthorizationCanceled"]')
   })
 
+  test('behavior: Sign a sample fills the box with an authorization that would capture', async () => {
+    await page.click('#sample')
+    await expect.poll(() => page.inputValue('#auth-input')).toContain('"signature"')
+    await page.click('#check')
+    await shows('#check-result [data-ok="true"]', 'would capture now with receiveWithAuthorization')
+  })
+
   test('controls: Snapshot, then Revert takes the chain back', async () => {
     await page.click('#snapshot')
     await page.locator('#snapshots option').first().waitFor({ state: 'attached', timeout: 10_000 })

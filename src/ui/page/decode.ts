@@ -57,15 +57,21 @@ const selectors: Record<string, string> = {
 /** A call's function name when it is one of the token's, else its selector. */
 export const functionName = (input: string) => selectors[input.slice(0, 10)] ?? input.slice(0, 10)
 
-/** `Error(string)` revert data to its reason; undefined for anything else. */
-export function revertReason(data: string | undefined): string | undefined {
-  if (!data?.startsWith('0x08c379a0') || data.length < 10 + 128) return undefined
-  const body = data.slice(10)
+/** An ABI-encoded lone `string` (a call's return data, or revert data after its selector) to its text. */
+export function abiString(data: string): string | undefined {
+  const body = data.startsWith('0x') ? data.slice(2) : data
+  if (body.length < 128) return undefined
   const length = Number.parseInt(body.slice(64, 128), 16)
   const hex = body.slice(128, 128 + length * 2)
   const bytes = new Uint8Array(hex.length / 2)
   for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16)
   return new TextDecoder().decode(bytes)
+}
+
+/** `Error(string)` revert data to its reason; undefined for anything else. */
+export function revertReason(data: string | undefined): string | undefined {
+  if (!data?.startsWith('0x08c379a0')) return undefined
+  return abiString(data.slice(10))
 }
 
 /** Integer units as a decimal amount: 12500000n, 6 → "12.5". */

@@ -4,7 +4,7 @@
  * with plain JSON-RPC calls when those arrive; the node does nothing for the
  * page while no page is open.
  */
-import { type RpcLog, num, revertReason } from './decode.js'
+import { type RpcLog, abiString, num, revertReason } from './decode.js'
 import { RpcError, connect } from './rpc.js'
 import { type Mining, type RpcTx, createState, noteFlashblock, noteLog, noteReceipt, noteSealed } from './state.js'
 import { h, renderTables, renderTimeline } from './view.js'
@@ -225,6 +225,48 @@ byId('check').addEventListener('click', async () => {
     )
   } catch (error) {
     out.replaceChildren(h('p', { class: 'bad' }, error instanceof RpcError ? error.message : String(error)))
+  }
+})
+
+/**
+ * Fills the paste box with a real signed authorization, so the check can be
+ * tried without writing code: dev account #1 signs (eth_signTypedData_v4, the
+ * node holds its key) a ReceiveWithAuthorization of 1 token to #2, valid from a
+ * minute before the pending block's time to 15 minutes after it.
+ */
+byId('sample').addEventListener('click', async () => {
+  const [from, to] = [state.accounts[1], state.accounts[2]]
+  if (!from || !to) return
+  const token = state.token.address
+  const [name, version, pending] = (await rpc.batch([
+    ['eth_call', [{ to: token, data: '0x06fdde03' }, 'latest']],
+    ['eth_call', [{ to: token, data: '0x54fd4d50' }, 'latest']],
+    ['eth_getBlockByNumber', ['pending', false]],
+  ])) as [string, string, { timestamp: string }]
+  const time = num(pending.timestamp)
+  const nonce = `0x${[...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('')}`
+  const domain = { name: abiString(name) ?? '', version: abiString(version) ?? '', chainId: state.chainId, verifyingContract: token }
+  const message = { from, to, value: `${10 ** state.token.decimals}`, validAfter: `${time - 60}`, validBefore: `${time + 900}`, nonce }
+  const fields = ['from:address', 'to:address', 'value:uint256', 'validAfter:uint256', 'validBefore:uint256', 'nonce:bytes32']
+  const typed = {
+    domain,
+    primaryType: 'ReceiveWithAuthorization',
+    types: {
+      EIP712Domain: ['name:string', 'version:string', 'chainId:uint256', 'verifyingContract:address'].map((f) => ({ name: f.split(':')[0], type: f.split(':')[1] })),
+      ReceiveWithAuthorization: fields.map((f) => ({ name: f.split(':')[0], type: f.split(':')[1] })),
+    },
+    message,
+  }
+  try {
+    const signature = await rpc.request<string>('eth_signTypedData_v4', [from, JSON.stringify(typed)])
+    byId<HTMLTextAreaElement>('auth-input').value = JSON.stringify(
+      { authorization: { primaryType: 'ReceiveWithAuthorization', domain, ...message }, signature },
+      null,
+      1,
+    )
+    byId('check-result').replaceChildren()
+  } catch (error) {
+    byId('check-result').replaceChildren(h('p', { class: 'bad' }, error instanceof RpcError ? error.message : String(error)))
   }
 })
 
