@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm run build`: compiles src/ to dist/ (tsc -p tsconfig.build.json), then
- * bundles the CLI (scripts/bundle.mjs).
+ * builds the live page (scripts/build-ui.mjs) and bundles the CLI
+ * (scripts/bundle.mjs).
  *
  * `--if-stale` (the `prepare` script) skips both when dist/ is newer than
  * every input. Why: the first `npx devnet start` in a checkout installs the
@@ -16,8 +17,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const outputs = [join(root, 'dist', 'index.js'), join(root, 'dist', 'bundle', 'cli.cjs')]
-const inputs = ['src', 'scripts/bundle.mjs', 'bin', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']
+const outputs = [join(root, 'dist', 'index.js'), join(root, 'dist', 'ui', 'page', 'app.js'), join(root, 'dist', 'bundle', 'cli.cjs')]
+const inputs = ['src', 'scripts/bundle.mjs', 'scripts/build-ui.mjs', 'bin', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']
 
 /** Newest modification time of a file, or of the files under a folder. */
 function newest(path) {
@@ -38,5 +39,6 @@ if (process.argv.includes('--if-stale') && !isStale()) {
   console.log('build: dist/ is newer than its sources; nothing to do')
 } else {
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
+  execFileSync(process.execPath, [join(root, 'scripts', 'build-ui.mjs')], { stdio: 'inherit' })
   execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs')], { stdio: 'inherit' })
 }

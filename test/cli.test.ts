@@ -35,6 +35,29 @@ describe('devnet start', () => {
     expect(p.out()).toContain('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
     const response = await fetch(url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId' }), headers: { 'content-type': 'application/json' } })
     expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' })
+    expect(p.out()).toContain(`Live page:       ${url}/`)
+    const page = await fetch(url, { headers: { accept: 'text/html' } })
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    p.child.kill('SIGINT')
+    expect(await p.exited).toBe(0)
+  })
+
+  test('args: --no-ui serves JSON-RPC only', async () => {
+    const p = run(['start', '--port', '0', '--mining', 'manual', '--no-ui'])
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const match = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(p.out())
+        if (match) {
+          clearInterval(timer)
+          resolve(match[1]!)
+        }
+      }, 20)
+      p.exited.then(() => reject(new Error(`exited early: ${p.err()}`)))
+    })
+    expect(p.out()).not.toContain('Live page')
+    const response = await fetch(url, { headers: { accept: 'text/html' } })
+    expect(await response.json()).toEqual({ name: 'devnet', jsonrpc: 'POST / with a JSON-RPC 2.0 body' })
+    expect((await fetch(`${url}/ui/app.js`)).status).toBe(404)
     p.child.kill('SIGINT')
     expect(await p.exited).toBe(0)
   })

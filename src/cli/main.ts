@@ -26,6 +26,7 @@ Options:
   --fixture FILE         start from a fixture (its chain id, hardfork, accounts and
                          token replace the config's; port, mining and clock stay)
   --dump-fixture FILE    write the chain to FILE as a fixture on exit (SIGINT/SIGTERM)
+  --no-ui                do not serve the live page on GET / (JSON-RPC only)
   --debug                send internal error details to clients; print stack traces
   --quiet                print only the listening line
   --version              print the version
@@ -104,6 +105,7 @@ async function main(argv: string[]) {
     ]
     console.log(lines.join('\n'))
   }
+  if (!config.quiet && config.ui) console.log(`Live page:       ${devnet.url}/ (open in a browser; --no-ui turns it off)\n`)
   console.log(`Listening on ${devnet.url}`)
 
   let closing = false

@@ -19,6 +19,7 @@ export const startFlags = {
   forkchoice: { type: 'string' },
   fixture: { type: 'string' },
   'dump-fixture': { type: 'string' },
+  'no-ui': { type: 'boolean' },
   debug: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -63,6 +64,7 @@ export function flagLayer(values: StartValues): ConfigInput {
   if (values.forkchoice !== undefined) cli.forkchoice = values.forkchoice
   if (values.fixture !== undefined) cli.fixture = values.fixture
   if (values['dump-fixture'] !== undefined) cli.dumpFixture = values['dump-fixture']
+  if (values['no-ui']) cli.ui = false
   if (values.debug) cli.debug = true
   if (values.quiet) cli.quiet = true
   return cli
@@ -74,7 +76,7 @@ const flagNames: Record<string, string> = {
   port: '--port', host: '--host', chainId: '--chain-id', blockTime: '--block-time',
   preconfInterval: '--preconf-interval', mining: '--mining', clock: '--clock', preset: '--preset',
   genesis: '--genesis', import: '--import', forkchoice: '--forkchoice', fixture: '--fixture',
-  dumpFixture: '--dump-fixture', debug: '--debug', quiet: '--quiet',
+  dumpFixture: '--dump-fixture', ui: '--no-ui', debug: '--debug', quiet: '--quiet',
 }
 
 /**

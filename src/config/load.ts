@@ -51,6 +51,8 @@ export type ConfigInput = {
       }
     | undefined
   cors?: boolean | undefined
+  /** Serve the live page on GET / (default true); `false` is the CLI's --no-ui. */
+  ui?: boolean | undefined
   bodyLimit?: number | undefined
   debug?: boolean | undefined
   quiet?: boolean | undefined
@@ -73,7 +75,7 @@ export const knownKeys = {
   top: [
     'chainId', 'hardfork', 'mnemonic', 'accounts', 'balance', 'host', 'port',
     'mining', 'blockTime', 'preconfInterval', 'clock', 'genesisTimestamp',
-    'gasLimit', 'baseFee', 'rpcGasCap', 'token', 'cors', 'bodyLimit', 'debug',
+    'gasLimit', 'baseFee', 'rpcGasCap', 'token', 'cors', 'ui', 'bodyLimit', 'debug',
     'quiet', 'logs', 'simulate', 'genesis', 'import', 'forkchoice', 'fixture',
     'dumpFixture', 'preset', '$schema', '//',
   ],
@@ -202,6 +204,7 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
     }
   }
   if (has('cors')) c.cors = toBool('cors', i.cors)
+  if (has('ui')) c.ui = toBool('ui', i.ui)
   if (has('bodyLimit')) c.bodyLimit = toInt('bodyLimit', i.bodyLimit, 1024)
   if (has('debug')) c.debug = toBool('debug', i.debug)
   if (has('quiet')) c.quiet = toBool('quiet', i.quiet)

@@ -47,6 +47,8 @@ export type DevnetConfig = {
   rpcGasCap: bigint
   token: TokenConfig
   cors: boolean
+  /** Serve the live page (src/ui) on GET / of the JSON-RPC port. */
+  ui: boolean
   bodyLimit: number
   debug: boolean
   quiet: boolean
@@ -101,6 +103,7 @@ export const defaultConfig: DevnetConfig = {
     admin: undefined,
   },
   cors: true,
+  ui: true,
   bodyLimit: 10 * 1024 * 1024,
   debug: false,
   quiet: false,

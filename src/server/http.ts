@@ -9,6 +9,12 @@ export type ServerOptions = {
   bodyLimit: number
 }
 
+/** A static response: what the transport writes for a GET that is not JSON-RPC. */
+export type StaticResponse = { status: number; type: string; body: string; headers?: Record<string, string> | undefined }
+
+/** Answers a GET for `path`, or undefined to let the transport answer as it does without them. */
+export type StaticRoutes = (path: string, acceptsHtml: boolean) => Promise<StaticResponse | undefined>
+
 const parseError = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}'
 const internalError = '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}'
 const info = JSON.stringify({ name: 'devnet', jsonrpc: 'POST / with a JSON-RPC 2.0 body' })
@@ -29,17 +35,38 @@ const corsHeaders = {
  * than the whole of an eth_getBalance (a quarter of its time per request and
  * ~0.2 s of cold start). Every response is written in one `end` with its
  * headers, so a reply is one socket write.
+ *
+ * `routes` (the live page, src/ui) answer GETs other than JSON-RPC's; a GET /
+ * that does not ask for HTML (curl, a health check) keeps its JSON answer.
  */
-export function createHttpApp(dispatcher: Dispatcher, options: ServerOptions): http.RequestListener {
+export function createHttpApp(
+  dispatcher: Dispatcher,
+  options: ServerOptions,
+  routes?: StaticRoutes | undefined,
+): http.RequestListener {
   const base: Record<string, string> = options.cors ? corsHeaders : {}
-  const send = (res: http.ServerResponse, status: number, body: string | undefined, type = 'application/json') => {
+  const send = (
+    res: http.ServerResponse,
+    status: number,
+    body: string | undefined,
+    type = 'application/json',
+    extra?: Record<string, string>,
+  ) => {
     if (body === undefined) {
       res.writeHead(status, base)
       res.end()
       return
     }
-    res.writeHead(status, { ...base, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) })
+    res.writeHead(status, { ...base, ...extra, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) })
     res.end(body)
+  }
+
+  const serveStatic = async (req: http.IncomingMessage, res: http.ServerResponse, path: string) => {
+    const accept = req.headers.accept
+    const found = await routes!(path, typeof accept === 'string' && accept.includes('text/html')).catch(() => undefined)
+    if (!found) return false
+    send(res, found.status, found.body, found.type, found.headers)
+    return true
   }
 
   const answer = async (res: http.ServerResponse, text: string) => {
@@ -65,10 +92,19 @@ export function createHttpApp(dispatcher: Dispatcher, options: ServerOptions): h
   }
 
   return (req, res) => {
-    const path = req.url === '/' ? '/' : (req.url ?? '/').split('?')[0]
+    const path = req.url === '/' ? '/' : ((req.url ?? '/').split('?')[0] ?? '/')
     if (req.method === 'OPTIONS' && options.cors) {
       send(res, 204, undefined)
       req.resume()
+      return
+    }
+    if (routes && (req.method === 'GET' || req.method === 'HEAD')) {
+      req.resume()
+      void serveStatic(req, res, path).then((served) => {
+        if (served) return
+        if (path === '/') send(res, 200, info)
+        else send(res, 404, `Cannot ${req.method} ${path}\n`, 'text/plain; charset=utf-8')
+      })
       return
     }
     if (path !== '/') {

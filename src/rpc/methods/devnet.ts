@@ -87,6 +87,7 @@ export const devnetMethods: MethodDef[] = [
         pool: node.pool.size(),
         mining: mode,
         clock: { kind: node.clock.kind, now: q(node.clock.now()) },
+        token: { address: node.config.token.address, name: node.config.token.name, symbol: node.config.token.symbol, decimals: 6 },
       }
     },
   }),
