@@ -1,0 +1,265 @@
+import type { AddressInfo } from 'node:net'
+import { decodePaymentRequiredHeader } from '@x402/core/http'
+import { HTTPFacilitatorClient } from '@x402/core/server'
+import { ExactEvmScheme, toClientEvmSigner } from '@x402/evm'
+import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server'
+import { paymentMiddleware, x402ResourceServer } from '@x402/express'
+import { decodePaymentResponseHeader, wrapFetchWithPaymentFromConfig } from '@x402/fetch'
+import express from 'express'
+import { type Hex, createPublicClient, createWalletClient, http, zeroHash } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { getTransactionReceipt, readContract, writeContract } from 'viem/actions'
+import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, test } from 'vitest'
+import { tokenAbi } from '../../src/payments/index.js'
+import { type StartedDevnet, startDevnet } from '../../src/index.js'
+import { reasons, startFacilitator } from '../../src/x402/index.js'
+
+/**
+ * client (@x402/fetch) → resource server (@x402/express) → devnet's
+ * facilitator (HTTP) → devnet (HTTP, preset base-sepolia), with the published
+ * packages unmodified. Mining is manual and transactions are pre-confirmed on
+ * admission (Anvil's automine-off), so a settlement answered before any seal
+ * is answered on the pre-confirmed receipt, and nothing waits on a timer.
+ */
+const price = 10_000n // "$0.01" in USDC units
+let devnet: StartedDevnet
+let facilitators: Awaited<ReturnType<typeof startFacilitator>>[] = []
+let server: ReturnType<ReturnType<typeof express>['listen']>
+let base: string
+let snapshot: Hex
+/** Dev account 2 is paid; dev account 3 receives what the payer (dev account 1) drains. */
+let merchant: Hex
+let sink: Hex
+const rpc = (method: string, params: unknown[] = []) => devnet.request({ method, params })
+
+/** Runs just before the paid request leaves the client (after signing): the payer drains here. */
+let beforePaidRequest: (() => Promise<void>) | undefined
+/** The PAYMENT-SIGNATURE headers the client sent. */
+let sentPayments: string[] = []
+/** When set, a signed request is recorded but not sent (a 599 comes back instead). */
+let holdPaidRequest = false
+
+const clientFetch: typeof fetch = async (input, init) => {
+  const request = new Request(input, init)
+  const payment = request.headers.get('PAYMENT-SIGNATURE')
+  if (payment) {
+    sentPayments.push(payment)
+    if (holdPaidRequest) return new Response(null, { status: 599 })
+    await beforePaidRequest?.()
+  }
+  return fetch(request)
+}
+
+beforeAll(async () => {
+  devnet = await startDevnet({
+    preset: 'base-sepolia',
+    mining: 'manual',
+    clock: 'virtual',
+    quiet: true,
+    // The published client signs validBefore from Date.now(): chain time starts at wall time.
+    genesisTimestamp: Math.floor(Date.now() / 1000),
+  })
+  merchant = devnet.accounts[2]!.address
+  sink = devnet.accounts[3]!.address
+  // Manual mining with each transaction pre-confirmed as it is admitted.
+  await rpc('evm_setAutomine', [true])
+  await rpc('evm_setAutomine', [false])
+
+  const account = devnet.accounts[9]!.privateKey
+  facilitators = await Promise.all([
+    startFacilitator({ rpcUrl: devnet.url, account }),
+    startFacilitator({ rpcUrl: devnet.url, account: devnet.accounts[8]!.privateKey, waitFor: 'sealed' }),
+  ])
+  const accepts = { scheme: 'exact', price: '$0.01', network: 'eip155:84532', payTo: merchant, maxTimeoutSeconds: 300 } as const
+  const resourceServer = (url: string) =>
+    new x402ResourceServer(new HTTPFacilitatorClient({ url })).register('eip155:84532', new ExactEvmServerScheme())
+  const app = express()
+  app.use(
+    paymentMiddleware(
+      {
+        'GET /weather': { accepts, description: 'the weather' },
+        'GET /drain-in-handler': { accepts, description: 'the payer drains while the handler runs' },
+      },
+      resourceServer(facilitators[0]!.url),
+    ),
+  )
+  app.use(paymentMiddleware({ 'GET /sealed': { accepts, description: 'settled on the sealed block' } }, resourceServer(facilitators[1]!.url)))
+  app.get('/weather', (_req, res) => {
+    res.json({ weather: 'sunny' })
+  })
+  app.get('/drain-in-handler', async (_req, res) => {
+    await drainPayer()
+    res.json({ weather: 'drained' })
+  })
+  app.get('/sealed', (_req, res) => {
+    res.json({ weather: 'sealed' })
+  })
+  server = app.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+
+afterAll(async () => {
+  server?.closeAllConnections()
+  await new Promise((resolve) => server?.close(resolve))
+  await Promise.all(facilitators.map((f) => f.close()))
+  await devnet?.close()
+})
+
+beforeEach(async () => {
+  snapshot = await rpc('evm_snapshot')
+  beforePaidRequest = undefined
+  holdPaidRequest = false
+  sentPayments = []
+})
+afterEach(async () => {
+  await rpc('evm_revert', [snapshot])
+})
+
+const payerKey = () => devnet.accounts[1]!.privateKey
+
+const clients = () => {
+  const transport = http(devnet.url)
+  const publicClient = createPublicClient({ chain: devnet.chain, transport })
+  const payer = privateKeyToAccount(payerKey())
+  const wallet = createWalletClient({ chain: devnet.chain, transport, account: payer })
+  return { publicClient, payer, wallet }
+}
+
+/** The published fetch wrapper, paying with dev account 1 through a viem account and client. */
+const paidFetch = () => {
+  const { publicClient, payer } = clients()
+  return wrapFetchWithPaymentFromConfig(clientFetch, {
+    schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(toClientEvmSigner(payer, publicClient)) }],
+  })
+}
+
+const balanceOf = (holder: Hex, blockTag: 'pending' | 'latest' = 'pending') =>
+  readContract(clients().publicClient, { address: devnet.token.address, abi: tokenAbi, functionName: 'balanceOf', args: [holder], blockTag })
+
+/** The payer moves everything to another account: a real transfer, pre-confirmed but not sealed. */
+async function drainPayer() {
+  const { wallet, payer } = clients()
+  const all = await balanceOf(payer.address)
+  await writeContract(wallet, { address: devnet.token.address, abi: tokenAbi, functionName: 'transfer', args: [sink, all] })
+}
+
+/**
+ * Why the resource server answered 402, and where: `verify` (the
+ * PAYMENT-REQUIRED header carries the facilitator's invalidReason, and the
+ * handler never ran) or `settle` (the PAYMENT-RESPONSE header carries the
+ * failed settlement).
+ */
+const refusal = (response: Response) => {
+  expect(response.status).toBe(402)
+  const settle = response.headers.get('PAYMENT-RESPONSE')
+  if (settle) return { settle: decodePaymentResponseHeader(settle).errorReason }
+  return { verify: decodePaymentRequiredHeader(response.headers.get('PAYMENT-REQUIRED')!).error }
+}
+
+describe('x402 exact on devnet (published client, middleware; devnet facilitator)', () => {
+  test('default: pays the 402, settles on the pre-confirmed receipt, moves the tokens', async () => {
+    const { payer } = clients()
+    const [payerBefore, merchantBefore] = [await balanceOf(payer.address), await balanceOf(merchant)]
+    const head = (await clients().publicClient.getBlockNumber())
+
+    const response = await paidFetch()(`${base}/weather`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ weather: 'sunny' })
+    const settlement = decodePaymentResponseHeader(response.headers.get('PAYMENT-RESPONSE')!)
+    expect(settlement).toMatchObject({ success: true, network: 'eip155:84532', payer: payer.address })
+    const receipt = await getTransactionReceipt(clients().publicClient, { hash: settlement.transaction as Hex })
+    expect(receipt.status).toBe('success')
+    // Answered before any seal: the receipt is the pre-confirmed one.
+    expect(receipt.blockHash).toBe(zeroHash)
+    expect(await clients().publicClient.getBlockNumber()).toBe(head)
+    expect(await balanceOf(payer.address)).toBe(payerBefore - price)
+    expect(await balanceOf(merchant)).toBe(merchantBefore + price)
+    expect(await balanceOf(merchant, 'latest')).toBe(merchantBefore)
+
+    await devnet.seal()
+    const sealed = await getTransactionReceipt(clients().publicClient, { hash: settlement.transaction as Hex })
+    expect(sealed.blockHash).not.toBe(zeroHash)
+    expect(await balanceOf(merchant, 'latest')).toBe(merchantBefore + price)
+  })
+
+  test('behavior: waitFor sealed answers only once the block is sealed', async () => {
+    const seen = new Promise<void>((resolve) => {
+      const off = devnet.node.events.on('pendingTx', () => {
+        off()
+        resolve()
+      })
+    })
+    const pending = paidFetch()(`${base}/sealed`)
+    await seen
+    const sealedBlock = await devnet.seal()
+    const response = await pending
+    expect(response.status).toBe(200)
+    const settlement = decodePaymentResponseHeader(response.headers.get('PAYMENT-RESPONSE')!)
+    const receipt = await getTransactionReceipt(clients().publicClient, { hash: settlement.transaction as Hex })
+    expect(receipt.blockHash).toBe(sealedBlock.hash)
+  })
+
+  test('error: insufficient funds', async () => {
+    await rpc('devnet_setTokenBalance', [clients().payer.address, (price - 1n).toString()])
+    const response = await paidFetch()(`${base}/weather`)
+    expect(refusal(response)).toEqual({ verify: reasons.balance })
+    expect(await balanceOf(merchant)).toBe(await balanceOf(merchant, 'latest'))
+  })
+
+  test('error: payer drained after signing, before the request (refused at verify)', async () => {
+    beforePaidRequest = drainPayer
+    const response = await paidFetch()(`${base}/weather`)
+    expect(refusal(response)).toEqual({ verify: reasons.balance })
+    // The drain is pre-confirmed only: `latest` still shows the funds a
+    // facilitator reading it would have accepted.
+    expect(await balanceOf(clients().payer.address, 'latest')).toBeGreaterThan(price)
+  })
+
+  test('error: payer drained after verify, while the handler ran (refused at settle)', async () => {
+    const merchantBefore = await balanceOf(merchant)
+    const response = await paidFetch()(`${base}/drain-in-handler`)
+    expect(response.status).toBe(402)
+    const settlement = decodePaymentResponseHeader(response.headers.get('PAYMENT-RESPONSE')!)
+    expect(settlement).toMatchObject({ success: false, errorReason: reasons.balance, transaction: '' })
+    expect(await balanceOf(merchant)).toBe(merchantBefore)
+  })
+
+  test('error: replay of a settled payment', async () => {
+    expect((await paidFetch()(`${base}/weather`)).status).toBe(200)
+    const merchantAfter = await balanceOf(merchant)
+    const replay = await fetch(`${base}/weather`, { headers: { 'PAYMENT-SIGNATURE': sentPayments[0]! } })
+    expect(refusal(replay)).toEqual({ verify: reasons.nonceUsed })
+    expect(await balanceOf(merchant)).toBe(merchantAfter)
+  })
+
+  test('error: the same payment sent twice at once settles once', async () => {
+    holdPaidRequest = true
+    expect((await paidFetch()(`${base}/weather`)).status).toBe(599)
+    const merchantBefore = await balanceOf(merchant)
+    const headers = { 'PAYMENT-SIGNATURE': sentPayments[0]! }
+    const responses = await Promise.all([fetch(`${base}/weather`, { headers }), fetch(`${base}/weather`, { headers })])
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 402])
+    expect(await balanceOf(merchant)).toBe(merchantBefore + price)
+  })
+
+  test('error: expired authorization', async () => {
+    holdPaidRequest = true
+    await paidFetch()(`${base}/weather`)
+    // Past validBefore (now + maxTimeoutSeconds) on chain time.
+    await rpc('evm_increaseTime', [3600])
+    await devnet.seal()
+    const response = await fetch(`${base}/weather`, { headers: { 'PAYMENT-SIGNATURE': sentPayments[0]! } })
+    expect(refusal(response)).toEqual({ verify: reasons.validBefore })
+  })
+
+  test('error: token paused', async () => {
+    await rpc('devnet_setTokenPaused', [true])
+    expect(refusal(await paidFetch()(`${base}/weather`))).toEqual({ verify: reasons.paused })
+  })
+
+  test('error: payer blacklisted', async () => {
+    await rpc('devnet_setTokenBlacklisted', [clients().payer.address, true])
+    expect(refusal(await paidFetch()(`${base}/weather`))).toEqual({ verify: reasons.blacklisted })
+  })
+})
