@@ -23,6 +23,10 @@ Options:
   --fixture FILE         start from a fixture (its chain id, hardfork, accounts and
                          token replace the config's; port, mining and clock stay)
   --dump-fixture FILE    write the chain to FILE as a fixture on exit (SIGINT/SIGTERM)
+  --x402-facilitator     also serve an x402 facilitator (exact scheme) for this chain,
+                         settling from the last dev account
+  --x402-port N          its port (default 8402; 0 = any free port); implies --x402-facilitator
+  --x402-wait-for WHEN   preconfirmed | sealed: the receipt /settle answers on (default preconfirmed)
   --debug                send internal error details to clients
   --quiet                print only the listening line
   --version              print the version
@@ -44,6 +48,9 @@ const flags = {
   forkchoice: { type: 'string' },
   fixture: { type: 'string' },
   'dump-fixture': { type: 'string' },
+  'x402-facilitator': { type: 'boolean' },
+  'x402-port': { type: 'string' },
+  'x402-wait-for': { type: 'string' },
   debug: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -109,10 +116,19 @@ async function main(argv: string[]) {
   if (values.debug) cli.debug = true
   if (values.quiet) cli.quiet = true
 
+  const x402 = values['x402-facilitator'] || values['x402-port'] !== undefined
+  const x402Port = int('x402-port', values['x402-port']) ?? 8402
+  const waitFor = values['x402-wait-for']
+  if (waitFor !== undefined && waitFor !== 'preconfirmed' && waitFor !== 'sealed')
+    fail(`invalid value for --x402-wait-for: ${JSON.stringify(waitFor)} (expected preconfirmed or sealed)`)
+
   let devnet: Awaited<ReturnType<typeof startDevnet>>
   try {
-    // Flags win over the file; `mining` given as a word must keep the file's block time.
-    devnet = await startDevnet({ ...file, port: file?.port ?? 8545, ...cli })
+    // Flags win over the file, as a layer on top of it (not merged into one
+    // object, where the file's chainId would beat a --preset flag); `mining`
+    // given as a word keeps the file's block time.
+    const configFile = file ? values.config ?? 'devnet.config.json' : undefined
+    devnet = await startDevnet({ configFile, port: file?.port ?? 8545, ...cli })
   } catch (error) {
     if (error instanceof ConfigError) return fail(error.shortMessage)
     const name = (error as Error).name
@@ -150,17 +166,36 @@ async function main(argv: string[]) {
     ]
     console.log(lines.join('\n'))
   }
+  // Started before the listening line, so whoever waits for it finds both up.
+  const facilitator = x402 ? await startX402(devnet, x402Port, waitFor as 'sealed' | undefined) : undefined
   console.log(`Listening on ${devnet.url}`)
 
   let closing = false
   const shutdown = async () => {
     if (closing) return
     closing = true
+    await facilitator?.close()
     await devnet.close()
     process.exit(0)
   }
   process.on('SIGINT', shutdown)
   process.on('SIGTERM', shutdown)
+}
+
+/** The x402 facilitator beside the node: JSON-RPC only, settling from the last dev account. */
+async function startX402(devnet: Awaited<ReturnType<typeof startDevnet>>, port: number, waitFor: 'preconfirmed' | 'sealed' | undefined) {
+  const { startFacilitator } = await import('../x402/server.js')
+  const account = devnet.accounts.at(-1)
+  if (!account) return fail('--x402-facilitator needs at least one dev account to settle from')
+  try {
+    const started = await startFacilitator({ rpcUrl: devnet.url, account: account.privateKey, host: devnet.config.host, port, waitFor })
+    console.log(`x402 facilitator on ${started.url} (exact, ${started.facilitator.network}, settles from ${account.address}, answers on the ${waitFor ?? 'preconfirmed'} receipt)`)
+    return started
+  } catch (error) {
+    await devnet.close()
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return fail(`x402 port already in use: ${(error as Error).message}`)
+    throw error
+  }
 }
 
 function existsQuiet(path: string) {
