@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net'
-import { decodePaymentRequiredHeader } from '@x402/core/http'
+import { decodePaymentRequiredHeader, decodePaymentSignatureHeader } from '@x402/core/http'
 import { HTTPFacilitatorClient } from '@x402/core/server'
 import { ExactEvmScheme, toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server'
@@ -38,6 +38,14 @@ let beforePaidRequest: (() => Promise<void>) | undefined
 let sentPayments: string[] = []
 /** When set, a signed request is recorded but not sent (a 599 comes back instead). */
 let holdPaidRequest = false
+
+/** Every host any fetch in this process reached: the test must run offline. */
+const hostsReached = new Set<string>()
+const realFetch = globalThis.fetch
+globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+  hostsReached.add(new URL(input instanceof Request ? input.url : String(input)).hostname)
+  return realFetch(input, init)
+}) as typeof fetch
 
 const clientFetch: typeof fetch = async (input, init) => {
   const request = new Request(input, init)
@@ -100,6 +108,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  globalThis.fetch = realFetch
   server?.closeAllConnections()
   await new Promise((resolve) => server?.close(resolve))
   await Promise.all(facilitators.map((f) => f.close()))
@@ -261,5 +270,90 @@ describe('x402 exact on devnet (published client, middleware; devnet facilitator
   test('error: payer blacklisted', async () => {
     await rpc('devnet_setTokenBlacklisted', [clients().payer.address, true])
     expect(refusal(await paidFetch()(`${base}/weather`))).toEqual({ verify: reasons.blacklisted })
+  })
+})
+
+describe('facilitator HTTP API', () => {
+  /** A payload the published client signed, never sent to the resource server. */
+  const signed = async () => {
+    holdPaidRequest = true
+    await paidFetch()(`${base}/weather`)
+    const paymentPayload = decodePaymentSignatureHeader(sentPayments.at(-1)!) as any
+    return { x402Version: 2, paymentPayload, paymentRequirements: structuredClone(paymentPayload.accepted) }
+  }
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${facilitators[0]!.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    return { status: response.status, body: await response.json() }
+  }
+  const verify = async (body: unknown) => (await post('/verify', body)).body
+
+  test('default: /verify accepts what the client signed, /supported names the chain and signer', async () => {
+    const body = await signed()
+    expect(await verify(body)).toEqual({ isValid: true, payer: clients().payer.address })
+    expect(await (await fetch(`${facilitators[0]!.url}/supported`)).json()).toEqual({
+      kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }],
+      extensions: [],
+      signers: { 'eip155:*': [devnet.accounts[9]!.address] },
+    })
+  })
+
+  test('error: each mismatch with the requirements has its reason', async () => {
+    const body = await signed()
+    const variant = async (change: (b: any) => void) => {
+      const copy = structuredClone(body) as any
+      change(copy)
+      const result = await verify(copy)
+      expect(result.isValid).toBe(false)
+      return result.invalidReason
+    }
+    expect(await variant((b) => (b.paymentPayload.x402Version = 1))).toBe(reasons.invalidVersion)
+    expect(await variant((b) => (b.paymentRequirements.scheme = 'upto'))).toBe(reasons.scheme)
+    expect(await variant((b) => (b.paymentRequirements.network = 'eip155:8453'))).toBe(reasons.network)
+    expect(
+      await variant((b) => {
+        b.paymentRequirements.network = 'eip155:8453'
+        b.paymentPayload.accepted.network = 'eip155:8453'
+      }),
+    ).toBe(reasons.network)
+    expect(await variant((b) => (b.paymentRequirements.payTo = sink))).toBe(reasons.recipient)
+    expect(await variant((b) => (b.paymentRequirements.amount = '20000'))).toBe(reasons.value)
+    expect(await variant((b) => delete b.paymentRequirements.extra)).toBe(reasons.missingDomain)
+    expect(await variant((b) => (b.paymentRequirements.extra.name = 'USD Coin'))).toBe(reasons.tokenName)
+    expect(await variant((b) => (b.paymentRequirements.extra.version = '1'))).toBe(reasons.tokenVersion)
+    expect(await variant((b) => (b.paymentRequirements.asset = sink))).toBe(reasons.assetNotDeployed)
+    expect(await variant((b) => (b.paymentPayload.payload.authorization.value = '0x10'))).toBe(reasons.invalidPayload)
+    expect(
+      await variant((b) => {
+        const auth = b.paymentPayload.payload.authorization
+        auth.validBefore = String(BigInt(auth.validBefore) + 1n)
+      }),
+    ).toBe(reasons.signature)
+  })
+
+  test('error: a failed settlement sends nothing', async () => {
+    const body = (await signed()) as any
+    body.paymentPayload.payload.signature = `${body.paymentPayload.payload.signature.slice(0, -4)}0000`
+    const { status, body: result } = await post('/settle', body)
+    expect(status).toBe(200)
+    expect(result).toMatchObject({ success: false, errorReason: reasons.signature, transaction: '', network: 'eip155:84532' })
+    expect(await rpc('txpool_status')).toEqual({ pending: '0x0', queued: '0x0' })
+  })
+
+  test('error: a body that is not the client envelope is a 400; other routes 404/405', async () => {
+    expect(await post('/verify', '{not json')).toEqual({ status: 400, body: { error: 'the body is not valid JSON' } })
+    expect(await post('/settle', { paymentPayload: {} })).toEqual({
+      status: 400,
+      body: { error: 'paymentRequirements must be an object' },
+    })
+    expect((await fetch(`${facilitators[0]!.url}/verify`)).status).toBe(405)
+    expect((await fetch(`${facilitators[0]!.url}/discovery/resources`)).status).toBe(404)
+  })
+
+  test('behavior: nothing left 127.0.0.1 (no hosted facilitator)', () => {
+    expect([...hostsReached]).toEqual(['127.0.0.1'])
   })
 })
