@@ -287,7 +287,7 @@ describe('facilitator HTTP API', () => {
       headers: { 'content-type': 'application/json' },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     })
-    return { status: response.status, body: await response.json() }
+    return { status: response.status, body: (await response.json()) as any }
   }
   const verify = async (body: unknown) => (await post('/verify', body)).body
 
