@@ -209,6 +209,30 @@ describe('x402 exact on devnet (published client, middleware; devnet facilitator
     expect(receipt.blockHash).toBe(sealedBlock.hash)
   })
 
+  test('behavior: concurrent payments of five payers settle with consecutive nonces of one account', async () => {
+    const { publicClient } = clients()
+    const settler = devnet.accounts[9]!.address
+    const firstNonce = await publicClient.getTransactionCount({ address: settler, blockTag: 'pending' })
+    const merchantBefore = await balanceOf(merchant)
+    const payers = [1, 4, 5, 6, 7].map((i) => privateKeyToAccount(devnet.accounts[i]!.privateKey))
+    const responses = await Promise.all(
+      payers.map((payer) =>
+        wrapFetchWithPaymentFromConfig(fetch, {
+          schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(toClientEvmSigner(payer, publicClient)) }],
+        })(`${base}/weather`),
+      ),
+    )
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
+    const transactions = await Promise.all(
+      responses.map((r) =>
+        publicClient.getTransaction({ hash: decodePaymentResponseHeader(r.headers.get('PAYMENT-RESPONSE')!).transaction as Hex }),
+      ),
+    )
+    expect(transactions.map((t) => t.from.toLowerCase())).toEqual(Array(5).fill(settler.toLowerCase()))
+    expect(transactions.map((t) => t.nonce).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4].map((i) => firstNonce + i))
+    expect(await balanceOf(merchant)).toBe(merchantBefore + 5n * price)
+  })
+
   test('error: insufficient funds', async () => {
     await rpc('devnet_setTokenBalance', [clients().payer.address, (price - 1n).toString()])
     const response = await paidFetch()(`${base}/weather`)
