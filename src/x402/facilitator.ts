@@ -10,7 +10,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { getChainId } from 'viem/actions'
-import { parseRequest } from './parse.js'
+import { parseRequest, v1Networks } from './parse.js'
 import { type SettleWaitFor, settleExact } from './settle.js'
 import type { SettleResponse, SupportedResponse, VerifyResponse } from './types.js'
 import { verifyExact } from './verify.js'
@@ -90,7 +90,12 @@ export async function createFacilitator(options: createFacilitator.Options): Pro
     chainId,
     network,
     supported: () => ({
-      kinds: [{ x402Version: 2, scheme: 'exact', network }],
+      kinds: [
+        { x402Version: 2, scheme: 'exact', network },
+        ...Object.entries(v1Networks)
+          .filter(([, id]) => id === chainId)
+          .map(([name]) => ({ x402Version: 1, scheme: 'exact', network: name })),
+      ],
       extensions: [],
       signers: { 'eip155:*': [account.address] },
     }),

@@ -8,7 +8,7 @@
  * @packageDocumentation
  */
 export { createFacilitator, type Facilitator } from './facilitator.js'
-export { parseExact, parseRequest, RequestShapeError, type ExactPayment } from './parse.js'
+export { parseExact, parseRequest, RequestShapeError, v1Networks, type ExactPayment, type ParsedRequest } from './parse.js'
 export { failureOrder, reasonOfFailure, reasons, type Reason } from './reasons.js'
 export { startFacilitator } from './server.js'
 export { settleExact, type SettleWaitFor } from './settle.js'

@@ -9,19 +9,63 @@ export class RequestShapeError extends Error {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
+/** A request in the v2 shape, and the network as the client named it (for the reply). */
+export type ParsedRequest = FacilitatorRequest & { network: string }
+
+/**
+ * x402 v1's network names for the chains a devnet preset can reproduce (v2
+ * uses CAIP-2 `eip155:<id>` instead); the ids are the chains' own.
+ */
+export const v1Networks: Record<string, number> = {
+  'base-sepolia': 84532,
+  base: 8453,
+  ethereum: 1,
+  sepolia: 11155111,
+  polygon: 137,
+  'polygon-amoy': 80002,
+  avalanche: 43114,
+  'avalanche-fuji': 43113,
+}
+
 /**
  * Checks the envelope the `HTTPFacilitatorClient` posts: `{ x402Version,
  * paymentPayload, paymentRequirements }`, both inner values objects. Their
  * fields are checked later, by {@link parseExact}, so that a bad field is an
  * `isValid: false` with a reason rather than a transport error.
+ *
+ * A v1 request (legacy `x402-express` / `x402-fetch` 1.x, or the v1 schemes
+ * of the `@x402/*` packages) is rewritten into the v2 shape: `scheme` and
+ * `network` move from the payload into `accepted`, `maxAmountRequired`
+ * becomes `amount`, and a v1 network name becomes `eip155:<id>`.
  */
-export function parseRequest(body: unknown): FacilitatorRequest {
+export function parseRequest(body: unknown): ParsedRequest {
   if (!isObject(body)) throw new RequestShapeError('the body must be a JSON object')
   const { x402Version, paymentPayload, paymentRequirements } = body
   if (!isObject(paymentPayload)) throw new RequestShapeError('paymentPayload must be an object')
   if (!isObject(paymentRequirements)) throw new RequestShapeError('paymentRequirements must be an object')
+  const version = typeof x402Version === 'number' ? x402Version : (paymentPayload.x402Version as number)
+  if (paymentPayload.x402Version === 1) {
+    const caip2 = (network: unknown) =>
+      typeof network === 'string' && network in v1Networks ? `eip155:${v1Networks[network]}` : network
+    const requirements = {
+      ...paymentRequirements,
+      network: caip2(paymentRequirements.network),
+      amount: paymentRequirements.maxAmountRequired,
+    } as PaymentRequirements
+    return {
+      x402Version: version,
+      network: String(paymentRequirements.network),
+      paymentPayload: {
+        x402Version: 1,
+        accepted: { ...requirements, scheme: paymentPayload.scheme, network: caip2(paymentPayload.network) } as PaymentRequirements,
+        payload: paymentPayload.payload as Record<string, unknown>,
+      },
+      paymentRequirements: requirements,
+    }
+  }
   return {
-    x402Version: typeof x402Version === 'number' ? x402Version : (paymentPayload.x402Version as number),
+    x402Version: version,
+    network: String(paymentRequirements.network),
     paymentPayload: paymentPayload as PaymentPayload,
     paymentRequirements: paymentRequirements as PaymentRequirements,
   }

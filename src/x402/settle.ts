@@ -2,8 +2,9 @@ import type { Account, Address, Client, Hash, TransactionReceipt } from 'viem'
 import { estimateGas, sendTransaction } from 'viem/actions'
 import { encodeCapture } from '../payments/capture.js'
 import { decodeRevert, isPreconfirmed, waitForReceipt } from '../payments/send.js'
+import type { ParsedRequest } from './parse.js'
 import { reasonOfFailure, reasons } from './reasons.js'
-import type { FacilitatorRequest, SettleResponse } from './types.js'
+import type { SettleResponse } from './types.js'
 import { verifyExact } from './verify.js'
 
 /** Which receipt a settlement answers on: the pre-confirmed one (~200 ms on devnet) or the sealed block's. */
@@ -11,6 +12,7 @@ export type SettleWaitFor = 'preconfirmed' | 'sealed'
 
 export declare namespace settleExact {
   type Options = Omit<verifyExact.Options, 'submitter'> & {
+    request: ParsedRequest
     /** A wallet client with an account (it pays the gas). */
     wallet: Client & { account: Account }
     /** @default 'preconfirmed' */
@@ -41,7 +43,8 @@ export declare namespace settleExact {
  */
 export async function settleExact(options: settleExact.Options): Promise<SettleResponse> {
   const { wallet, request, inFlight } = options
-  const network = String(request.paymentRequirements.network)
+  // A v1 request gets its network name back, a v2 one its CAIP-2 id.
+  const network = request.network
   const submitter = wallet.account.address
   const verified = await verifyExact({ ...options, submitter })
   const payer = verified.payment?.payer

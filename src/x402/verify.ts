@@ -61,8 +61,8 @@ export async function verifyExact(options: verifyExact.Options): Promise<verifyE
     payment,
   })
 
-  if (payload.x402Version !== 2)
-    return fail(reasons.invalidVersion, `x402 version ${String(payload.x402Version)} is not supported (2 is)`)
+  if (payload.x402Version !== 1 && payload.x402Version !== 2)
+    return fail(reasons.invalidVersion, `x402 version ${String(payload.x402Version)} is not supported (1 and 2 are)`)
   if (payload.accepted?.scheme !== 'exact' || requirements.scheme !== 'exact')
     return fail(reasons.scheme, `only the "exact" scheme is supported, got "${String(requirements.scheme)}"`)
   if (payload.accepted.network !== requirements.network)

@@ -27,7 +27,10 @@ describe('devnet start --x402-facilitator', () => {
       expect(out).toContain('settles from 0xa0Ee7A142d267C1f36714E4a8F75612F20a79720')
       const supported = await (await fetch(`${url}/supported`)).json()
       expect(supported).toEqual({
-        kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }],
+        kinds: [
+          { x402Version: 2, scheme: 'exact', network: 'eip155:84532' },
+          { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
+        ],
         extensions: [],
         signers: { 'eip155:*': ['0xa0Ee7A142d267C1f36714E4a8F75612F20a79720'] },
       })

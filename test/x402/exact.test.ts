@@ -3,6 +3,7 @@ import { decodePaymentRequiredHeader, decodePaymentSignatureHeader } from '@x402
 import { HTTPFacilitatorClient } from '@x402/core/server'
 import { ExactEvmScheme, toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server'
+import { ExactEvmSchemeV1 } from '@x402/evm/v1'
 import { paymentMiddleware, x402ResourceServer } from '@x402/express'
 import { decodePaymentResponseHeader, wrapFetchWithPaymentFromConfig } from '@x402/fetch'
 import express from 'express'
@@ -319,7 +320,10 @@ describe('facilitator HTTP API', () => {
     const body = await signed()
     expect(await verify(body)).toEqual({ isValid: true, payer: clients().payer.address })
     expect(await (await fetch(`${facilitators[0]!.url}/supported`)).json()).toEqual({
-      kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }],
+      kinds: [
+        { x402Version: 2, scheme: 'exact', network: 'eip155:84532' },
+        { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
+      ],
       extensions: [],
       signers: { 'eip155:*': [devnet.accounts[9]!.address] },
     })
@@ -334,7 +338,7 @@ describe('facilitator HTTP API', () => {
       expect(result.isValid).toBe(false)
       return result.invalidReason
     }
-    expect(await variant((b) => (b.paymentPayload.x402Version = 1))).toBe(reasons.invalidVersion)
+    expect(await variant((b) => (b.paymentPayload.x402Version = 3))).toBe(reasons.invalidVersion)
     expect(await variant((b) => (b.paymentRequirements.scheme = 'upto'))).toBe(reasons.scheme)
     expect(await variant((b) => (b.paymentRequirements.network = 'eip155:8453'))).toBe(reasons.network)
     expect(
@@ -356,6 +360,31 @@ describe('facilitator HTTP API', () => {
         auth.validBefore = String(BigInt(auth.validBefore) + 1n)
       }),
     ).toBe(reasons.signature)
+  })
+
+  test('args: x402 v1 (the published v1 client scheme: network base-sepolia, maxAmountRequired)', async () => {
+    const { publicClient, payer } = clients()
+    const paymentRequirements = {
+      scheme: 'exact',
+      network: 'base-sepolia',
+      maxAmountRequired: price.toString(),
+      resource: `${base}/weather`,
+      description: 'the weather',
+      mimeType: 'application/json',
+      payTo: merchant,
+      maxTimeoutSeconds: 300,
+      asset: devnet.token.address,
+      extra: { name: 'USDC', version: '2' },
+    }
+    const client = new ExactEvmSchemeV1(toClientEvmSigner(payer, publicClient))
+    const paymentPayload = await client.createPaymentPayload(1, paymentRequirements as never)
+    const body = { x402Version: 1, paymentPayload, paymentRequirements }
+    expect(await verify(body)).toEqual({ isValid: true, payer: payer.address })
+    const merchantBefore = await balanceOf(merchant)
+    const settled = (await post('/settle', body)).body
+    expect(settled).toMatchObject({ success: true, network: 'base-sepolia', payer: payer.address, amount: '10000' })
+    expect(await balanceOf(merchant)).toBe(merchantBefore + price)
+    expect((await post('/settle', body)).body).toMatchObject({ success: false, errorReason: reasons.nonceUsed, transaction: '' })
   })
 
   test('error: a failed settlement sends nothing', async () => {
