@@ -5,6 +5,7 @@ export default defineConfig({
   resolve: {
     alias: {
       'devnet/payments': fileURLToPath(new URL('./src/payments/index.ts', import.meta.url)),
+      'devnet/x402': fileURLToPath(new URL('./src/x402/index.ts', import.meta.url)),
       'devnet/vitest': fileURLToPath(new URL('./src/testing/vitest.ts', import.meta.url)),
       'devnet/prool': fileURLToPath(new URL('./src/testing/prool.ts', import.meta.url)),
       devnet: fileURLToPath(new URL('./src/index.ts', import.meta.url)),

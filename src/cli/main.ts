@@ -27,6 +27,10 @@ Options:
                          token replace the config's; port, mining and clock stay)
   --dump-fixture FILE    write the chain to FILE as a fixture on exit (SIGINT/SIGTERM)
   --no-ui                do not serve the live page on GET / (JSON-RPC only)
+  --x402-facilitator     also serve an x402 facilitator (exact scheme) for this chain,
+                         settling from the last dev account
+  --x402-port N          its port (default 8402; 0 = any free port); implies --x402-facilitator
+  --x402-wait-for WHEN   preconfirmed | sealed: the receipt /settle answers on (default preconfirmed)
   --debug                send internal error details to clients; print stack traces
   --quiet                print only the listening line
   --version              print the version
@@ -67,6 +71,13 @@ async function main(argv: string[]) {
   if (command !== 'start' || positionals.length > 1) fail(`unknown command "${positionals.join(' ')}" (try: devnet start --help)`)
 
   debug = values.debug === true
+  const x402 = values['x402-facilitator'] || values['x402-port'] !== undefined
+  const x402Port = values['x402-port'] === undefined ? 8402 : Number(values['x402-port'])
+  if (!Number.isSafeInteger(x402Port) || x402Port < 0 || x402Port > 65535)
+    fail(`invalid value for --x402-port: ${JSON.stringify(values['x402-port'])} (expected a port number)`)
+  const waitFor = values['x402-wait-for']
+  if (waitFor !== undefined && waitFor !== 'preconfirmed' && waitFor !== 'sealed')
+    fail(`invalid value for --x402-wait-for: ${JSON.stringify(waitFor)} (expected preconfirmed or sealed)`)
   let devnet: Awaited<ReturnType<typeof startDevnet>>
   try {
     const { options, sources } = startInputs(values, { onWarning: (line) => console.error(`devnet: warning: ${line}`) })
@@ -106,12 +117,15 @@ async function main(argv: string[]) {
     console.log(lines.join('\n'))
   }
   if (!config.quiet && config.ui) console.log(`Live page:       ${devnet.url}/ (open in a browser; --no-ui turns it off)\n`)
+  // Started before the listening line, so whoever waits for it finds both up.
+  const facilitator = x402 ? await startX402(devnet, x402Port, waitFor as 'sealed' | undefined) : undefined
   console.log(`Listening on ${devnet.url}`)
 
   let closing = false
   const shutdown = async () => {
     if (closing) return
     closing = true
+    await facilitator?.close()
     await devnet.close()
     process.exit(0)
   }
@@ -131,6 +145,22 @@ function failWith(error: unknown): never {
   console.error(`devnet: ${user ?? `internal error: ${first}${debug ? '' : ' (run with --debug for the stack trace)'}`}`)
   if (debug) console.error(inspect(error, { depth: 6 }))
   process.exit(user === undefined ? 1 : 2)
+}
+
+/** The x402 facilitator beside the node: JSON-RPC only, settling from the last dev account. */
+async function startX402(devnet: Awaited<ReturnType<typeof startDevnet>>, port: number, waitFor: 'preconfirmed' | 'sealed' | undefined) {
+  const { startFacilitator } = await import('../x402/server.js')
+  const account = devnet.accounts.at(-1)
+  if (!account) return fail('--x402-facilitator needs at least one dev account to settle from')
+  try {
+    const started = await startFacilitator({ rpcUrl: devnet.url, account: account.privateKey, host: devnet.config.host, port, waitFor })
+    console.log(`x402 facilitator on ${started.url} (exact, ${started.facilitator.network}, settles from ${account.address}, answers on the ${waitFor ?? 'preconfirmed'} receipt)`)
+    return started
+  } catch (error) {
+    await devnet.close()
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return fail(`x402 port already in use: ${(error as Error).message}`)
+    throw error
+  }
 }
 
 let debug = false
