@@ -5,7 +5,7 @@
 export const compilerVersion = '0.8.37+commit.f401782d.Emscripten.clang' as const
 
 /** sha256 over every contract source, the compiler version and the settings. */
-export const sourceHash = '0x70212b46cd70c51ea60332c91064b5a607c5b11ae6d6416eccd15ff484679303' as const
+export const sourceHash = '0xc7a55a1de9f9d5c9a9808975dc6efc3033c45bf357a827f0108be4e07057b16e' as const
 
 /** ABI of `PaymentToken`. */
 export const paymentTokenAbi = [
