@@ -22,7 +22,8 @@ import { ReceiptTimeoutError, SignerNotSupportedError } from './errors.js'
 import type { FailureReason } from './types.js'
 
 /**
- * USDC's revert strings (FiatToken V2_2 and the libraries it links), mapped to
+ * USDC's revert strings (FiatToken V2_2 and the libraries it links), and
+ * those of devnet's checkout and spend-permission contracts, mapped to
  * reasons. A devnet token that disagrees with these has a bug.
  */
 export const revertReasons = {
@@ -38,6 +39,22 @@ export const revertReasons = {
   'Pausable: paused': 'paused',
   'Blacklistable: account is blacklisted': 'blacklisted',
   'ERC20: transfer amount exceeds balance': 'insufficient-balance',
+  'ERC20: transfer amount exceeds allowance': 'insufficient-allowance',
+  'FiatTokenV2: permit is expired': 'expired',
+  'EIP2612: invalid signature': 'permit-unusable',
+  'PermitCheckout: caller is not the merchant': 'caller-not-merchant',
+  'PermitCheckout: order already captured': 'already-captured',
+  'PermitCheckout: order voided': 'voided',
+  'PermitCheckout: order expired': 'expired',
+  'PermitCheckout: amount exceeds cap': 'over-cap',
+  'PermitCheckout: invalid order signature': 'invalid-signature',
+  'SpendPermissionManager: caller is not the spender': 'caller-not-spender',
+  'SpendPermissionManager: permission revoked': 'revoked',
+  'SpendPermissionManager: exceeds period allowance': 'over-allowance',
+  'SpendPermissionManager: before start': 'not-yet-valid',
+  'SpendPermissionManager: after end': 'expired',
+  'SpendPermissionManager: invalid signature': 'invalid-signature',
+  'SpendPermissionManager: permission not approved': 'not-approved',
 } as const satisfies Record<string, FailureReason>
 
 /** Whether a receipt is a pre-confirmation (flashblock receipts carry a zero block hash). */

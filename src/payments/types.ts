@@ -67,6 +67,18 @@ export type FailureReason =
   | 'caller-not-payee'
   | 'primary-type-mismatch'
   | 'chain-mismatch'
+  // Permit checkout (contracts/PermitCheckout.sol) and spend permissions
+  // (contracts/SpendPermissionManager.sol).
+  | 'over-cap'
+  | 'already-captured'
+  | 'voided'
+  | 'caller-not-merchant'
+  | 'insufficient-allowance'
+  | 'permit-unusable'
+  | 'over-allowance'
+  | 'revoked'
+  | 'caller-not-spender'
+  | 'not-approved'
   | 'unknown'
 
 /** One timestamped state change. */
