@@ -43,6 +43,8 @@ export const revertReasons = {
   'FiatTokenV2: permit is expired': 'expired',
   'EIP2612: invalid signature': 'permit-unusable',
   'PermitCheckout: caller is not the merchant': 'caller-not-merchant',
+  'PermitCheckout: caller is not the buyer or merchant': 'caller-not-party',
+  'SmartAccount: caller is not the owner or the manager': 'caller-not-owner',
   'PermitCheckout: order already captured': 'already-captured',
   'PermitCheckout: order voided': 'voided',
   'PermitCheckout: order expired': 'expired',

@@ -73,6 +73,8 @@ export type FailureReason =
   | 'already-captured'
   | 'voided'
   | 'caller-not-merchant'
+  | 'caller-not-party'
+  | 'caller-not-owner'
   | 'insufficient-allowance'
   | 'permit-unusable'
   | 'over-allowance'
