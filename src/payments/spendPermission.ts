@@ -55,7 +55,7 @@ export declare namespace createSpendPermission {
     allowance: string | bigint
     /** Period length in seconds, e.g. 86_400 for daily. */
     period: number
-    /** @default the pending block's time */
+    /** @default the latest block's time */
     start?: number | undefined
     /** @default start + 30 periods */
     end?: number | undefined
@@ -71,13 +71,15 @@ export declare namespace createSpendPermission {
 /**
  * Builds an unsigned spend permission.
  *
- * - JSON-RPC methods: `eth_chainId`, `eth_getBlockByNumber` (without `start`)
+ * - JSON-RPC methods: `eth_chainId`, `eth_getBlockByNumber` (latest, without `start`)
  */
 export async function createSpendPermission(options: createSpendPermission.Options): Promise<SpendPermission> {
   const { client } = options
   const [chainId, block] = await Promise.all([
     getChainId(client),
-    options.start === undefined ? getBlock(client, { blockTag: 'pending' }) : undefined,
+    // The latest block's time, not pending's: eth_estimateGas runs at latest,
+    // where a start in the pending block's second would not have begun yet.
+    options.start === undefined ? getBlock(client, { blockTag: 'latest' }) : undefined,
   ])
   const start = options.start ?? Number(block!.timestamp)
   const end = options.end ?? start + 30 * options.period
