@@ -93,7 +93,8 @@ export async function checkBeforeCheckoutCapture(
       'insufficient-balance',
       `The buyer holds ${formatAmount(balance)}; the capture moves the ${formatAmount(order.cap)} cap through the checkout and returns the rest.`,
     )
-  if (nonce !== order.permitNonce && allowance < order.cap)
+  // Only an open order still needs its permit (a captured one consumed it).
+  if (state === 'open' && nonce !== order.permitNonce && allowance < order.cap)
     fail(
       'permit-unusable',
       nonce > order.permitNonce

@@ -12,6 +12,7 @@ import {
 } from 'viem'
 import {
   call,
+  estimateGas,
   getTransactionReceipt,
   prepareTransactionRequest,
   sendRawTransaction,
@@ -107,7 +108,7 @@ export function splitSignature(signature: Hex): { v: number; r: Hex; s: Hex } | 
 
 /** Options shared by the functions that send a token transaction. */
 export type SendOptions = {
-  /** Skip `eth_estimateGas` (and its revert check): the transaction is mined and reverts on chain. */
+  /** Skip `eth_estimateGas` at `pending` (and its revert check): the transaction is mined and reverts on chain. */
   gas?: bigint | undefined
   /** Try `eth_sendRawTransactionSync` (EIP-7966) for local accounts. @default true */
   sync?: boolean | undefined
@@ -148,7 +149,13 @@ export async function sendAndWait(
 ): Promise<TransactionReceipt> {
   const account = accountOf(wallet)
   const base = { account, to: request.to, data: request.data, chain: wallet.chain ?? null } as const
-  const gas = options.gas === undefined ? {} : { gas: options.gas }
+  // Estimated against `pending`, not viem's default (the node's `latest`): the
+  // checks read pre-confirmed state, and a transaction that depends on one
+  // pre-confirmed a moment ago (a transfer into the payer) must not be
+  // refused at estimate for a state the chain has already moved past.
+  const gas = {
+    gas: options.gas ?? (await estimateGas(wallet, { account, to: request.to, data: request.data, blockTag: 'pending' })),
+  }
   if (account.type === 'local') {
     const prepared = await prepareTransactionRequest(wallet, { ...base, ...gas } as never)
     const serializedTransaction = await account.signTransaction(prepared as never)

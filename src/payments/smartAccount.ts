@@ -43,7 +43,7 @@ export declare namespace createSmartAccount {
     index?: bigint | undefined
     factory?: Address | undefined
   }
-  type ReturnType = { address: Address; deployed: boolean }
+  type ReturnType = { address: Address; deployed: boolean; receipt?: submitCall.ReturnType['receipt'] | undefined }
 }
 
 /**
@@ -59,7 +59,7 @@ export async function createSmartAccount(options: createSmartAccount.Options): P
   const address = getSmartAccountAddress({ owner: options.owner, index, factory })
   const code = await getCode(options.client ?? options.wallet, { address, blockTag: 'pending' })
   if (code && code !== '0x') return { address, deployed: false }
-  await submitCall(
+  const { receipt } = await submitCall(
     'smart account creation',
     {
       to: factory,
@@ -67,5 +67,5 @@ export async function createSmartAccount(options: createSmartAccount.Options): P
     },
     options,
   )
-  return { address, deployed: true }
+  return { address, deployed: true, receipt }
 }

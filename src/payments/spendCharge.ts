@@ -145,7 +145,7 @@ export async function chargeSpendPermission(options: chargeSpendPermission.Optio
   if (options.check ?? true) {
     const submitter = wallet.account?.address ?? permission.spender
     const result = await checkBeforeCharge({ client, permission, amount, submitter })
-    if (!result.ok) throw new CaptureCheckError({ failures: result.failures })
+    if (!result.ok) throw new CaptureCheckError({ failures: result.failures, action: 'charge' })
   }
   return submitCall(
     'spend-permission charge',

@@ -100,7 +100,7 @@ describe('spend permissions on devnet', () => {
     const owner = strangerAccount.address
     const address = getSmartAccountAddress({ owner, index: 7n })
     expect(await getCode(clients.client, { address, blockTag: 'pending' })).toBe(undefined)
-    expect(await createSmartAccount({ wallet: clients.stranger, owner, index: 7n })).toEqual({ address, deployed: true })
+    expect(await createSmartAccount({ wallet: clients.stranger, owner, index: 7n })).toMatchObject({ address, deployed: true, receipt: { status: 'success' } })
     expect(await readContract(clients.client, { address, abi: smartAccountAbi, functionName: 'owner', blockTag: 'pending' })).toBe(owner)
     expect(await createSmartAccount({ wallet: clients.stranger, owner, index: 7n })).toEqual({ address, deployed: false })
   })
