@@ -11,7 +11,8 @@ import { createDevGenesis } from '../evm/genesis.js'
 import { keccakReady } from '../evm/keccak.js'
 import { decodeRawTx } from '../evm/rawTx.js'
 import { maxTxGas } from './call.js'
-import { buildPaymentContractsGenesis } from '../evm/paymentContracts.js'
+import type { buildPaymentContractsGenesis } from '../evm/paymentContracts.js'
+import { cachedPaymentContractsGenesis } from '../evm/paymentContractsCache.js'
 import { systemContracts } from '../evm/systemContracts.js'
 import type { buildTokenGenesis } from '../evm/token.js'
 import { cachedTokenGenesis } from '../evm/tokenGenesisCache.js'
@@ -87,7 +88,7 @@ function paymentContractsGenesis(common: Common, config: DevnetConfig, accounts:
   const key = JSON.stringify([config.chainId.toString(), config.hardfork, owners])
   let found = paymentContractsMemo.get(key)
   if (!found) {
-    found = buildPaymentContractsGenesis(common, { owners })
+    found = cachedPaymentContractsGenesis(common, { owners })
     paymentContractsMemo.set(key, found)
     found.catch(() => paymentContractsMemo.delete(key))
   }
