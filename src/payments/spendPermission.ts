@@ -77,8 +77,9 @@ export async function createSpendPermission(options: createSpendPermission.Optio
   const { client } = options
   const [chainId, block] = await Promise.all([
     getChainId(client),
-    // The latest block's time, not pending's: eth_estimateGas runs at latest,
-    // where a start in the pending block's second would not have begun yet.
+    // The latest block's time, not pending's: a call or estimate made at
+    // `latest` (most tools' default) would otherwise see a permission whose
+    // start is still a second ahead.
     options.start === undefined ? getBlock(client, { blockTag: 'latest' }) : undefined,
   ])
   const start = options.start ?? Number(block!.timestamp)

@@ -1,5 +1,5 @@
-import { type Hex, encodeFunctionData, parseAbi } from 'viem'
-import { readContract, writeContract } from 'viem/actions'
+import { type Hex, encodeFunctionData, parseAbi, zeroHash } from 'viem'
+import { getEip712Domain, readContract, writeContract } from 'viem/actions'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { createDevnet } from '../../src/index.js'
 import {
@@ -78,6 +78,9 @@ describe('permit checkout on devnet', () => {
     const signed = await order()
     expect(signed.order).toMatchObject({ cap: 80_000_000n, permitNonce: 0n, domain: { name: 'PermitCheckout', verifyingContract: checkout } })
     expect(await readCheckoutOrderState({ client: clients.client, order: signed.order })).toBe('open')
+    // The contract publishes the domain the library signs under (ERC-5267).
+    const { domain } = await getEip712Domain(clients.client, { address: checkout })
+    expect(domain).toEqual({ ...signed.order.domain, salt: zeroHash })
 
     const result = await captureAs(signed, 62_500_000n)
     expect(result.state).toBe('preconfirmed')
