@@ -3,9 +3,8 @@ pragma solidity ^0.8.37;
 
 import {SignatureChecker} from "./PaymentToken.sol";
 
-/// @dev The EIP-2612 and ERC-20 calls the checkout makes on the token.
+/// @dev The ERC-20 calls the checkout makes on the token (permit: see {PermitCheckout._permitCall}).
 interface IERC20Permit {
-  function permit(address owner, address spender, uint256 value, uint256 deadline, bytes memory signature) external;
   function allowance(address owner, address spender) external view returns (uint256);
   function transferFrom(address from, address to, uint256 value) external returns (bool);
   function transfer(address to, uint256 value) external returns (bool);
@@ -100,18 +99,7 @@ contract PermitCheckout {
     );
     _states[key] = State.Captured;
 
-    IERC20Permit token = IERC20Permit(order.token);
-    // A front-runner may have submitted the permit already; that only set the
-    // allowance this capture needs, so a failed permit is not fatal by itself.
-    try token.permit(order.buyer, address(this), order.cap, order.deadline, permitSignature) {} catch (bytes memory reason) {
-      if (token.allowance(order.buyer, address(this)) < order.cap) {
-        // No usable allowance: the token's own reason ("Pausable: paused",
-        // "FiatTokenV2: permit is expired", …) says why.
-        assembly ("memory-safe") {
-          revert(add(reason, 0x20), mload(reason))
-        }
-      }
-    }
+    _permit(order, permitSignature);
     _call(order.token, abi.encodeCall(IERC20Permit.transferFrom, (order.buyer, address(this), order.cap)));
     _call(order.token, abi.encodeCall(IERC20Permit.transfer, (order.merchant, amount)));
     if (order.cap > amount)
@@ -173,6 +161,39 @@ contract PermitCheckout {
     )
   {
     return (hex"0f", NAME, VERSION, block.chainid, address(this), bytes32(0), new uint256[](0));
+  }
+
+  /// @dev Submits the buyer's permit. A front-runner may have submitted it
+  /// already; that only set the allowance this capture needs, so a failed
+  /// permit is fatal only when the allowance is short.
+  function _permit(Order calldata order, bytes calldata signature) private {
+    (bool permitted, bytes memory reason) = order.token.call(_permitCall(order, signature));
+    if (!permitted && IERC20Permit(order.token).allowance(order.buyer, address(this)) < order.cap) {
+      // The token's own reason ("Pausable: paused", "FiatTokenV2: permit is expired", …) says why.
+      assembly ("memory-safe") {
+        revert(add(reason, 0x20), mload(reason))
+      }
+    }
+  }
+
+  /// @dev A 65-byte signature uses EIP-2612's own `(v, r, s)` form, which every
+  /// permit token has; anything else (an ERC-1271 buyer) the `bytes` overload
+  /// of USDC v2.2.
+  function _permitCall(Order calldata order, bytes calldata signature) private view returns (bytes memory) {
+    if (signature.length == 65)
+      return abi.encodeWithSignature(
+        "permit(address,address,uint256,uint256,uint8,bytes32,bytes32)",
+        order.buyer,
+        address(this),
+        order.cap,
+        order.deadline,
+        uint8(signature[64]),
+        bytes32(signature[0:32]),
+        bytes32(signature[32:64])
+      );
+    return abi.encodeWithSignature(
+      "permit(address,address,uint256,uint256,bytes)", order.buyer, address(this), order.cap, order.deadline, signature
+    );
   }
 
   /// @dev Calls the token; bubbles its revert string up unchanged, so clients

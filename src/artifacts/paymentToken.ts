@@ -5,7 +5,7 @@
 export const compilerVersion = '0.8.37+commit.f401782d.Emscripten.clang' as const
 
 /** sha256 over every contract source, the compiler version and the settings. */
-export const sourceHash = '0xc7a55a1de9f9d5c9a9808975dc6efc3033c45bf357a827f0108be4e07057b16e' as const
+export const sourceHash = '0x8c6f8d4325e5eb35237922bf676576e933b0a9ea2d84c8104e48cd7e6a5b92ad' as const
 
 /** ABI of `PaymentToken`. */
 export const paymentTokenAbi = [

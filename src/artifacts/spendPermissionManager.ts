@@ -5,7 +5,7 @@
 export const compilerVersion = '0.8.37+commit.f401782d.Emscripten.clang' as const
 
 /** sha256 over every contract source, the compiler version and the settings. */
-export const sourceHash = '0xc7a55a1de9f9d5c9a9808975dc6efc3033c45bf357a827f0108be4e07057b16e' as const
+export const sourceHash = '0x8c6f8d4325e5eb35237922bf676576e933b0a9ea2d84c8104e48cd7e6a5b92ad' as const
 
 /** ABI of `SpendPermissionManager`. */
 export const spendPermissionManagerAbi = [
@@ -702,7 +702,7 @@ export const spendPermissionManagerStorageLayout = {
       label: '_lastSpend',
       offset: 0,
       slot: '2',
-      type: 't_mapping(t_bytes32,t_struct(PeriodSpend)3068_storage)',
+      type: 't_mapping(t_bytes32,t_struct(PeriodSpend)3127_storage)',
     },
   ],
   types: {
@@ -723,19 +723,19 @@ export const spendPermissionManagerStorageLayout = {
       numberOfBytes: '32',
       value: 't_bool',
     },
-    't_mapping(t_bytes32,t_struct(PeriodSpend)3068_storage)': {
+    't_mapping(t_bytes32,t_struct(PeriodSpend)3127_storage)': {
       encoding: 'mapping',
       key: 't_bytes32',
       label: 'mapping(bytes32 => struct SpendPermissionManager.PeriodSpend)',
       numberOfBytes: '32',
-      value: 't_struct(PeriodSpend)3068_storage',
+      value: 't_struct(PeriodSpend)3127_storage',
     },
-    't_struct(PeriodSpend)3068_storage': {
+    't_struct(PeriodSpend)3127_storage': {
       encoding: 'inplace',
       label: 'struct SpendPermissionManager.PeriodSpend',
       members: [
         {
-          astId: 3063,
+          astId: 3122,
           contract: 'contracts/SpendPermissionManager.sol:SpendPermissionManager',
           label: 'start',
           offset: 0,
@@ -743,7 +743,7 @@ export const spendPermissionManagerStorageLayout = {
           type: 't_uint48',
         },
         {
-          astId: 3065,
+          astId: 3124,
           contract: 'contracts/SpendPermissionManager.sol:SpendPermissionManager',
           label: 'end',
           offset: 6,
@@ -751,7 +751,7 @@ export const spendPermissionManagerStorageLayout = {
           type: 't_uint48',
         },
         {
-          astId: 3067,
+          astId: 3126,
           contract: 'contracts/SpendPermissionManager.sol:SpendPermissionManager',
           label: 'spend',
           offset: 12,

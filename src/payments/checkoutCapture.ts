@@ -2,7 +2,7 @@ import { type Address, type Client, type Hex, encodeFunctionData, isAddressEqual
 import { getBlock, getChainId, readContract } from 'viem/actions'
 import { permitCheckoutAbi } from '../artifacts/permitCheckout.js'
 import { tokenAbi } from './abi.js'
-import { formatAmount } from './amount.js'
+import { formatAmount, parseAmount } from './amount.js'
 import { type CheckoutOrder, type CheckoutSignatures, toOrderStruct } from './checkoutOrder.js'
 import { readCheckoutOrderState } from './checkoutVoid.js'
 import { CaptureCheckError } from './errors.js'
@@ -41,6 +41,8 @@ export declare namespace checkBeforeCheckoutCapture {
   type ReturnType = {
     ok: boolean
     failures: { reason: FailureReason; message: string }[]
+    /** Reads the token did not answer (a token without pause or blacklist). */
+    skipped: string[]
     /** The pending block's timestamp the deadline was checked against. */
     timestamp: bigint
   }
@@ -63,16 +65,23 @@ export async function checkBeforeCheckoutCapture(
   const checkout = order.domain.verifyingContract
   const read = <result>(abi: readonly unknown[], functionName: string, args: readonly unknown[] = []) =>
     readContract(client, { address: token, abi, functionName, args, blockTag: 'pending' } as never) as Promise<result>
+  // Pause and blacklist are USDC's; a plain EIP-2612 token has neither, so those reads may fail.
+  const optional = <result>(promise: Promise<result>, what: string) =>
+    promise.catch(() => {
+      skipped.push(what)
+      return undefined
+    })
+  const skipped: string[] = []
   const [state, balance, nonce, allowance, paused, buyerListed, merchantListed, checkoutListed, block, chainId] =
     await Promise.all([
       readCheckoutOrderState({ client, order }),
       read<bigint>(tokenAbi, 'balanceOf', [order.buyer]),
       read<bigint>(permitReadAbi, 'nonces', [order.buyer]),
       read<bigint>(permitReadAbi, 'allowance', [order.buyer, checkout]),
-      read<boolean>(tokenAbi, 'paused'),
-      read<boolean>(tokenAbi, 'isBlacklisted', [order.buyer]),
-      read<boolean>(tokenAbi, 'isBlacklisted', [order.merchant]),
-      read<boolean>(tokenAbi, 'isBlacklisted', [checkout]),
+      optional(read<boolean>(tokenAbi, 'paused'), 'paused'),
+      optional(read<boolean>(tokenAbi, 'isBlacklisted', [order.buyer]), 'isBlacklisted(buyer)'),
+      optional(read<boolean>(tokenAbi, 'isBlacklisted', [order.merchant]), 'isBlacklisted(merchant)'),
+      optional(read<boolean>(tokenAbi, 'isBlacklisted', [checkout]), 'isBlacklisted(checkout)'),
       getBlock(client, { blockTag: 'pending' }),
       getChainId(client),
     ])
@@ -108,7 +117,7 @@ export async function checkBeforeCheckoutCapture(
     ['checkout contract', checkout, checkoutListed],
   ] as const)
     if (listed) fail('blacklisted', `The ${who} ${address} is blacklisted by the token.`)
-  return { ok: failures.length === 0, failures, timestamp: block.timestamp }
+  return { ok: failures.length === 0, failures, skipped, timestamp: block.timestamp }
 }
 
 /** Encodes `PermitCheckout.capture(order, orderSignature, permitSignature, amount)`. */
@@ -124,8 +133,10 @@ export declare namespace captureCheckoutOrder {
   type Options = submitCall.Options & {
     order: CheckoutOrder
     signatures: CheckoutSignatures
-    /** The final amount: a decimal string or token units; at most the cap. */
-    amount: bigint
+    /** The final amount: a decimal string (`"62.37"`) or token units; at most the cap. */
+    amount: string | bigint
+    /** @default 6 */
+    decimals?: number | undefined
     /** Run {@link checkBeforeCheckoutCapture} first. @default true */
     check?: boolean | undefined
   }
@@ -139,7 +150,9 @@ export declare namespace captureCheckoutOrder {
  * {@link CaptureCheckError} (nothing sent) or `TransactionRevertedError`.
  */
 export async function captureCheckoutOrder(options: captureCheckoutOrder.Options): Promise<submitCall.ReturnType> {
-  const { order, signatures, amount, wallet } = options
+  const { order, signatures, wallet } = options
+  // Zero is refused (InvalidAmountError): to close an order without payment, void it.
+  const amount = parseAmount(options.amount, options.decimals)
   const client = options.client ?? wallet
   if (options.check ?? true) {
     const submitter = wallet.account?.address ?? order.merchant

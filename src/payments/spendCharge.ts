@@ -2,7 +2,7 @@ import { type Client, type Hex, encodeFunctionData, isAddressEqual } from 'viem'
 import { getBlock, readContract } from 'viem/actions'
 import { spendPermissionManagerAbi } from '../artifacts/spendPermissionManager.js'
 import { tokenAbi } from './abi.js'
-import { formatAmount } from './amount.js'
+import { formatAmount, parseAmount } from './amount.js'
 import { CaptureCheckError } from './errors.js'
 import { type SpendPermission, toSpendPermissionStruct } from './spendPermission.js'
 import { submitCall } from './submit.js'
@@ -126,8 +126,10 @@ export declare namespace chargeSpendPermission {
     permission: SpendPermission
     /** The owner's signature; approves the permission on the first charge (ignored after). */
     signature: Hex
-    /** Token units. */
-    amount: bigint
+    /** A decimal string (`"4.00"`) or token units. */
+    amount: string | bigint
+    /** @default 6 */
+    decimals?: number | undefined
     /** Run {@link checkBeforeCharge} first. @default true */
     check?: boolean | undefined
   }
@@ -140,7 +142,8 @@ export declare namespace chargeSpendPermission {
  * Throws {@link CaptureCheckError} (nothing sent) or `TransactionRevertedError`.
  */
 export async function chargeSpendPermission(options: chargeSpendPermission.Options): Promise<submitCall.ReturnType> {
-  const { permission, signature, amount, wallet } = options
+  const { permission, signature, wallet } = options
+  const amount = parseAmount(options.amount, options.decimals)
   const client = options.client ?? wallet
   if (options.check ?? true) {
     const submitter = wallet.account?.address ?? permission.spender

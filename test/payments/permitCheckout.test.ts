@@ -10,6 +10,7 @@ import {
   captureCheckoutOrder,
   checkBeforeCheckoutCapture,
   createCheckoutOrder,
+  getSmartAccountAddress,
   predeployAddresses,
   readCheckoutOrderState,
   signCheckoutOrder,
@@ -105,6 +106,23 @@ describe('permit checkout on devnet', () => {
     expect(await allowance()).toBe(80_000_000n)
     await captureAs(signed, 80_000_000n)
     expect(await allowance()).toBe(0n)
+  })
+
+  test('behavior: a smart-account buyer (ERC-1271) signs with its owner key', async () => {
+    const account = getSmartAccountAddress({ owner: payerAccount.address })
+    await rpc('devnet_setTokenBalance', [account, '0x2faf080']) // 50.00
+    const built = await createCheckoutOrder({
+      client: clients.client,
+      token,
+      buyer: account,
+      merchant: merchantAccount.address,
+      cap: '50.00',
+      orderId: 'A-1271',
+    })
+    const signatures = await signCheckoutOrder({ order: built, signer: payerAccount, client: clients.client })
+    await captureAs({ order: built, signatures }, 20_000_000n)
+    expect(await read('balanceOf', account)).toBe(30_000_000n)
+    expect(await readCheckoutOrderState({ client: clients.client, order: built })).toBe('captured')
   })
 
   test('error: replay (a second capture of the same order)', async () => {
