@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { formatEther } from 'viem/utils'
 import { ConfigError, type ConfigInput, readConfigFile } from '../config/load.js'
-import { predeployAddresses } from '../config/predeploys.js'
 import { startDevnet } from '../index.js'
 
 const help = `Usage: devnet start [options]
@@ -137,14 +136,6 @@ async function main(argv: string[]) {
       ...(config.fixture ? [`Fixture:         ${config.fixture} (head ${devnet.node.chain.height()})`] : []),
       ...(config.dumpFixture ? [`Dump on exit:    ${config.dumpFixture}`] : []),
       `Token:           ${config.token.name} (${config.token.symbol}) at ${config.token.address}`,
-      // An imported geth chain has only what its own genesis holds.
-      ...(config.genesis
-        ? []
-        : [
-            `Checkout:        PermitCheckout at ${predeployAddresses.permitCheckout}`,
-            `Spend perms:     SpendPermissionManager at ${predeployAddresses.spendPermissionManager}`,
-            `Smart accounts:  SmartAccountFactory at ${predeployAddresses.smartAccountFactory} (one account per dev account)`,
-          ]),
       '',
       'Available accounts',
       '==================',
