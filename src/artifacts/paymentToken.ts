@@ -5,7 +5,7 @@
 export const compilerVersion = '0.8.37+commit.f401782d.Emscripten.clang' as const
 
 /** sha256 over every contract source, the compiler version and the settings. */
-export const sourceHash = '0x70212b46cd70c51ea60332c91064b5a607c5b11ae6d6416eccd15ff484679303' as const
+export const sourceHash = '0x8c6f8d4325e5eb35237922bf676576e933b0a9ea2d84c8104e48cd7e6a5b92ad' as const
 
 /** ABI of `PaymentToken`. */
 export const paymentTokenAbi = [

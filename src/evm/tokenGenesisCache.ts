@@ -45,7 +45,8 @@ export async function cachedTokenGenesis(common: Common, options: TokenGenesisOp
   return built
 }
 
-function cacheDir(): string | undefined {
+/** The per-user genesis cache directory, or undefined when off or untrusted (also used by paymentContractsCache.ts). */
+export function cacheDir(): string | undefined {
   if (process.env.DEVNET_NO_GENESIS_CACHE === '1') return undefined
   const uid = process.getuid?.()
   const dir = join(tmpdir(), `devnet-cache-${uid ?? 'user'}`)

@@ -11,6 +11,8 @@ import { createDevGenesis } from '../evm/genesis.js'
 import { keccakReady } from '../evm/keccak.js'
 import { decodeRawTx } from '../evm/rawTx.js'
 import { maxTxGas } from './call.js'
+import type { buildPaymentContractsGenesis } from '../evm/paymentContracts.js'
+import { cachedPaymentContractsGenesis } from '../evm/paymentContractsCache.js'
 import { systemContracts } from '../evm/systemContracts.js'
 import type { buildTokenGenesis } from '../evm/token.js'
 import { cachedTokenGenesis } from '../evm/tokenGenesisCache.js'
@@ -74,6 +76,25 @@ function tokenGenesis(common: Common, config: DevnetConfig, accounts: DevAccount
   return found
 }
 
+const paymentContractsMemo = new Map<string, ReturnType<typeof buildPaymentContractsGenesis>>()
+
+/**
+ * Builds (once per chain and account list in this process) the permit
+ * checkout, spend-permission manager, smart-account factory and one smart
+ * account per dev account for genesis.
+ */
+function paymentContractsGenesis(common: Common, config: DevnetConfig, accounts: DevAccount[]) {
+  const owners = accounts.map((a) => a.address)
+  const key = JSON.stringify([config.chainId.toString(), config.hardfork, owners])
+  let found = paymentContractsMemo.get(key)
+  if (!found) {
+    found = cachedPaymentContractsGenesis(common, { owners })
+    paymentContractsMemo.set(key, found)
+    found.catch(() => paymentContractsMemo.delete(key))
+  }
+  return found
+}
+
 /**
  * Creates one node: chain, pool, pre-confirmed layer, sealer, all behind one
  * write queue. Nothing here is shared between nodes, so many can run in one
@@ -95,7 +116,10 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
       chain.setForkchoice(imported.safe ?? chain.height(), imported.finalized ?? chain.height())
   } else {
     state = createStateManager(common)
-    const token = await tokenGenesis(common, config, accounts)
+    const [token, paymentContracts] = await Promise.all([
+      tokenGenesis(common, config, accounts),
+      paymentContractsGenesis(common, config, accounts),
+    ])
     const genesis = await createDevGenesis(common, state, {
       timestamp: config.genesisTimestamp,
       gasLimit: config.gasLimit,
@@ -105,6 +129,7 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
         ...accounts.map((a) => ({ address: a.address, balance: config.balance })),
         ...systemContracts.map((c) => ({ address: c.address, code: c.code, balance: 0n })),
         { address: token.address, code: token.code, storage: token.storage, nonce: 1n },
+        ...paymentContracts,
       ],
     })
     chain = createChain(genesis)

@@ -159,9 +159,9 @@ export class InvalidTransitionError extends PaymentsError {
 export class CaptureCheckError extends PaymentsError {
   override name = 'Payments.CaptureCheckError'
   failures: readonly { reason: string; message: string }[]
-  constructor({ failures }: { failures: readonly { reason: string; message: string }[] }) {
+  constructor({ failures, action = 'capture' }: { failures: readonly { reason: string; message: string }[]; action?: string }) {
     super(
-      `The capture would fail (${failures.length} reason${failures.length === 1 ? '' : 's'}); nothing was submitted.`,
+      `The ${action} would fail (${failures.length} reason${failures.length === 1 ? '' : 's'}); nothing was submitted.`,
       {
         docsPath: '#checking-before-capture',
         metaMessages: failures.map((f) => `- ${f.reason}: ${f.message}`),

@@ -7,6 +7,11 @@
  * Works unchanged against devnet and any chain with FiatToken V2_2-compatible
  * EIP-3009 (USDC).
  *
+ * Also the other payment paths: a permit checkout (EIP-2612 permit for a cap,
+ * the final amount captured later through contracts/PermitCheckout.sol) and
+ * spend permissions (recurring charges from a smart account through
+ * contracts/SpendPermissionManager.sol), both predeployed on devnet.
+ *
  * @packageDocumentation
  */
 export { tokenAbi, authorizationTypes } from './abi.js'
@@ -31,6 +36,36 @@ export {
 } from './cancel.js'
 export { capture, confirmCapture, encodeCapture } from './capture.js'
 export { checkBeforeCapture } from './check.js'
+export {
+  checkBeforeCheckoutCapture,
+  captureCheckoutOrder,
+  encodeCheckoutCapture,
+} from './checkoutCapture.js'
+export {
+  checkoutTypes,
+  createCheckoutOrder,
+  signCheckoutOrder,
+  toOrderId,
+  toOrderStruct,
+  toOrderTypedData,
+  toPermitTypedData,
+  type CheckoutOrder,
+  type CheckoutSignatures,
+} from './checkoutOrder.js'
+export { readCheckoutOrderState, voidCheckoutOrder, type CheckoutOrderState } from './checkoutVoid.js'
+export { predeployAddresses } from '../config/predeploys.js'
+export { createSmartAccount, getSmartAccountAddress } from './smartAccount.js'
+export { chargeSpendPermission, checkBeforeCharge, encodeCharge, readSpendPermission } from './spendCharge.js'
+export {
+  createSpendPermission,
+  signSpendPermission,
+  spendPermissionTypes,
+  toSpendPermissionStruct,
+  toSpendPermissionTypedData,
+  type SpendPermission,
+} from './spendPermission.js'
+export { revokeSpendPermission } from './spendRevoke.js'
+export { submitCall } from './submit.js'
 export { readTokenDomain } from './domain.js'
 export {
   AuthorizationExpiredError,

@@ -12,6 +12,7 @@ import {
 } from 'viem'
 import {
   call,
+  estimateGas,
   getTransactionReceipt,
   prepareTransactionRequest,
   sendRawTransaction,
@@ -22,7 +23,8 @@ import { ReceiptTimeoutError, SignerNotSupportedError } from './errors.js'
 import type { FailureReason } from './types.js'
 
 /**
- * USDC's revert strings (FiatToken V2_2 and the libraries it links), mapped to
+ * USDC's revert strings (FiatToken V2_2 and the libraries it links), and
+ * those of devnet's checkout and spend-permission contracts, mapped to
  * reasons. A devnet token that disagrees with these has a bug.
  */
 export const revertReasons = {
@@ -38,6 +40,24 @@ export const revertReasons = {
   'Pausable: paused': 'paused',
   'Blacklistable: account is blacklisted': 'blacklisted',
   'ERC20: transfer amount exceeds balance': 'insufficient-balance',
+  'ERC20: transfer amount exceeds allowance': 'insufficient-allowance',
+  'FiatTokenV2: permit is expired': 'expired',
+  'EIP2612: invalid signature': 'permit-unusable',
+  'PermitCheckout: caller is not the merchant': 'caller-not-merchant',
+  'PermitCheckout: caller is not the buyer or merchant': 'caller-not-party',
+  'SmartAccount: caller is not the owner or the manager': 'caller-not-owner',
+  'PermitCheckout: order already captured': 'already-captured',
+  'PermitCheckout: order voided': 'voided',
+  'PermitCheckout: order expired': 'expired',
+  'PermitCheckout: amount exceeds cap': 'over-cap',
+  'PermitCheckout: invalid order signature': 'invalid-signature',
+  'SpendPermissionManager: caller is not the spender': 'caller-not-spender',
+  'SpendPermissionManager: permission revoked': 'revoked',
+  'SpendPermissionManager: exceeds period allowance': 'over-allowance',
+  'SpendPermissionManager: before start': 'not-yet-valid',
+  'SpendPermissionManager: after end': 'expired',
+  'SpendPermissionManager: invalid signature': 'invalid-signature',
+  'SpendPermissionManager: permission not approved': 'not-approved',
 } as const satisfies Record<string, FailureReason>
 
 /** Whether a receipt is a pre-confirmation (flashblock receipts carry a zero block hash). */
@@ -88,7 +108,7 @@ export function splitSignature(signature: Hex): { v: number; r: Hex; s: Hex } | 
 
 /** Options shared by the functions that send a token transaction. */
 export type SendOptions = {
-  /** Skip `eth_estimateGas` (and its revert check): the transaction is mined and reverts on chain. */
+  /** Skip `eth_estimateGas` at `pending` (and its revert check): the transaction is mined and reverts on chain. */
   gas?: bigint | undefined
   /** Try `eth_sendRawTransactionSync` (EIP-7966) for local accounts. @default true */
   sync?: boolean | undefined
@@ -129,7 +149,13 @@ export async function sendAndWait(
 ): Promise<TransactionReceipt> {
   const account = accountOf(wallet)
   const base = { account, to: request.to, data: request.data, chain: wallet.chain ?? null } as const
-  const gas = options.gas === undefined ? {} : { gas: options.gas }
+  // Estimated against `pending`, not viem's default (the node's `latest`): the
+  // checks read pre-confirmed state, and a transaction that depends on one
+  // pre-confirmed a moment ago (a transfer into the payer) must not be
+  // refused at estimate for a state the chain has already moved past.
+  const gas = {
+    gas: options.gas ?? (await estimateGas(wallet, { account, to: request.to, data: request.data, blockTag: 'pending' })),
+  }
   if (account.type === 'local') {
     const prepared = await prepareTransactionRequest(wallet, { ...base, ...gas } as never)
     const serializedTransaction = await account.signTransaction(prepared as never)

@@ -67,6 +67,20 @@ export type FailureReason =
   | 'caller-not-payee'
   | 'primary-type-mismatch'
   | 'chain-mismatch'
+  // Permit checkout (contracts/PermitCheckout.sol) and spend permissions
+  // (contracts/SpendPermissionManager.sol).
+  | 'over-cap'
+  | 'already-captured'
+  | 'voided'
+  | 'caller-not-merchant'
+  | 'caller-not-party'
+  | 'caller-not-owner'
+  | 'insufficient-allowance'
+  | 'permit-unusable'
+  | 'over-allowance'
+  | 'revoked'
+  | 'caller-not-spender'
+  | 'not-approved'
   | 'unknown'
 
 /** One timestamped state change. */

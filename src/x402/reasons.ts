@@ -49,6 +49,20 @@ export const reasonOfFailure: Record<FailureReason, Reason> = {
   // transferWithAuthorization has no payee-only caller and one primary type
   'caller-not-payee': reasons.simulation,
   'primary-type-mismatch': reasons.signature,
+  // The permit checkout's and the spend-permission manager's reasons: a
+  // transferWithAuthorization never reverts with them.
+  'over-cap': reasons.simulation,
+  'already-captured': reasons.simulation,
+  voided: reasons.simulation,
+  'caller-not-merchant': reasons.simulation,
+  'caller-not-party': reasons.simulation,
+  'caller-not-owner': reasons.simulation,
+  'insufficient-allowance': reasons.simulation,
+  'permit-unusable': reasons.simulation,
+  'over-allowance': reasons.simulation,
+  revoked: reasons.simulation,
+  'caller-not-spender': reasons.simulation,
+  'not-approved': reasons.simulation,
   unknown: reasons.simulation,
 }
 
