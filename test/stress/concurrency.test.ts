@@ -122,7 +122,19 @@ async function watch(wsUrl: string) {
     })
   await subscribe(1, 'flash', ['newFlashblocks'])
   await subscribe(2, 'head', ['newHeads'])
-  return { messages, close: () => ws.close() }
+  /** Resolves once the newHeads message of block `number` has arrived (frames trail the HTTP answers). */
+  const reached = (number: bigint) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (messages.some((m) => m.kind === 'head' && BigInt(m.value.number) >= number)) {
+          ws.off('message', check)
+          resolve()
+        }
+      }
+      ws.on('message', check)
+      check()
+    })
+  return { messages, reached, close: () => ws.close() }
 }
 
 /** The node's own view of I3: each sealed block against the last pre-confirmation published on its parent. */
@@ -249,6 +261,7 @@ async function runLoad(devnet: StartedDevnet) {
     const receipts = await rpc.batch(accepted.map((r) => ['eth_getTransactionReceipt', [r.hash]]))
     const latestNonces = await rpc.batch(senders.map((s) => ['eth_getTransactionCount', [s, 'latest']]))
     const pendingNonces = await rpc.batch(senders.map((s) => ['eth_getTransactionCount', [s, 'pending']]))
+    await flash.reached(head)
     flash.close()
 
     // The WebSocket view of I3: the last flashblock on each parent holds the sealed block's transactions, in order.
@@ -342,6 +355,36 @@ describe('concurrent senders', () => {
       )
       expectClean(run)
     } finally {
+      await devnet.close()
+    }
+  })
+})
+
+describe('eth_sendTransaction: sends from one account in flight together', () => {
+  // The node picks the nonce: without a per-sender lock all of them took the same one ("already known").
+  test.each(['manual', 'auto'] as const)('behavior: consecutive nonces, all mined (%s mining)', async (mining) => {
+    const devnet = await startDevnet({ mining, clock: 'virtual', quiet: true })
+    const rpc = createRpc(devnet.url)
+    try {
+      const [a, b, to] = devnet.accounts.map((x) => x.address)
+      const request = (from: string) => ['eth_sendTransaction', [{ from, to, value: '0x1' }]] as [string, unknown[]]
+      // One batch from `a`, twenty parallel requests from `b`.
+      const [batched, parallel] = await Promise.all([
+        rpc.batch(Array.from({ length: 20 }, () => request(a!))),
+        Promise.all(Array.from({ length: 20 }, () => rpc.call(...request(b!)).catch((error: Error) => ({ error: error.message })))),
+      ])
+      expect([...batched, ...parallel].filter((r) => typeof r !== 'string')).toEqual([])
+      if (mining === 'manual') await rpc.call('devnet_seal')
+      const txs = await rpc.batch([...batched, ...parallel].map((hash) => ['eth_getTransactionByHash', [hash]]))
+      const nonces = (from: string) =>
+        txs.filter((tx) => tx.from === from!.toLowerCase()).map((tx) => Number(BigInt(tx.nonce))).sort((x, y) => x - y)
+      const expected = Array.from({ length: 20 }, (_, i) => i)
+      expect(nonces(a!)).toEqual(expected)
+      expect(nonces(b!)).toEqual(expected)
+      expect(txs.every((tx) => tx.blockNumber !== null)).toBe(true)
+      expect(devnet.node.senderLocks.size()).toBe(0)
+    } finally {
+      rpc.close()
       await devnet.close()
     }
   })
