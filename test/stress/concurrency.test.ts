@@ -353,7 +353,7 @@ describe('concurrent senders', () => {
     } finally {
       await devnet.close()
     }
-  })
+  }, 180_000)
 
   test('behavior: 64 senders × 100 transfers at once, auto mining', async () => {
     const devnet = await startDevnet({ mining: 'auto', clock: 'virtual', quiet: true })
@@ -366,7 +366,7 @@ describe('concurrent senders', () => {
     } finally {
       await devnet.close()
     }
-  })
+  }, 180_000)
 })
 
 describe('eth_sendTransaction: sends from one account in flight together', () => {

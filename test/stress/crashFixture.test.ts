@@ -164,7 +164,7 @@ describe('crash safety: fixture writes under kill -9', () => {
       await c.exited
     }
     expect(await validate(base)).toMatch(/^0x/)
-  })
+  }, 120_000)
 
   test('devnet_dumpFixture(path): killed at seeded points, the file is old or new, whole', async () => {
     const { midWrite, leftover, target } = await killRounds({
@@ -182,7 +182,7 @@ describe('crash safety: fixture writes under kill -9', () => {
     await c.exited
     expect(await validate(target)).toMatch(/^0x/)
     expect(temporaries('rpc.json')).toEqual([])
-  })
+  }, 120_000)
 
   test('start --dump-fixture: killed while writing on SIGTERM, the file is old or new, whole', async () => {
     const { midWrite, target } = await killRounds({
@@ -199,5 +199,5 @@ describe('crash safety: fixture writes under kill -9', () => {
     expect(await c.exited).toBe(0)
     expect(await validate(target)).toMatch(/^0x/)
     expect(temporaries('exit.json')).toEqual([])
-  })
+  }, 120_000)
 })

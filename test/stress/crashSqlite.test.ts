@@ -104,5 +104,5 @@ describe('crash safety: payments SQLite store under kill -9', () => {
     } finally {
       await store.close()
     }
-  })
+  }, 120_000)
 })
