@@ -150,8 +150,8 @@ async function main(argv: string[]) {
     ]
     console.log(lines.join('\n'))
   }
-  console.log(`Listening on ${devnet.url}`)
-
+  // The handlers go in before the listening line: a supervisor that signals as soon as it reads the line
+  // (a test harness, CI) otherwise could kill the process by the default action, with no --dump-fixture.
   let closing = false
   const shutdown = async () => {
     if (closing) return
@@ -161,6 +161,7 @@ async function main(argv: string[]) {
   }
   process.on('SIGINT', shutdown)
   process.on('SIGTERM', shutdown)
+  console.log(`Listening on ${devnet.url}`)
 }
 
 function existsQuiet(path: string) {

@@ -1,6 +1,6 @@
 import { Agent, request as httpRequest } from 'node:http'
 import { createRequire } from 'node:module'
-import { type Hex, hexToBytes, keccak256, serializeTransaction, toHex } from 'viem'
+import { type Hex, encodeFunctionData, erc20Abi, hexToBytes, keccak256, serializeTransaction, toHex } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
@@ -15,11 +15,16 @@ import type { ExecutedTx } from '../../src/evm/types.js'
  * without gap or duplicate; eth_getTransactionCount(pending), polled during
  * the run, never goes backwards; every sealed block is the pre-confirmed block
  * it came from (the last newFlashblocks message on its parent over WebSocket,
- * and the node's own pre-confirmation with its receipts).
+ * and the node's own pre-confirmation with its receipts). Alongside, ten dev
+ * accounts send 20 token transfers each through eth_sendTransaction (the node
+ * picks the nonces; the transfers put logs in the compared receipts).
  */
 
 const senderCount = 64
 const perSender = 100
+/** Alongside: dev accounts sending token transfers the node fills and signs (logs in every block, node-picked nonces). */
+const tokenSenders = 10
+const perTokenSender = 20
 const chainId = 31337
 const maxFeePerGas = 10n ** 10n
 const maxPriorityFeePerGas = 10n ** 9n
@@ -239,7 +244,17 @@ async function runLoad(devnet: StartedDevnet) {
           ),
         )
       }
+    const transfer = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [sink, 1n] })
+    const tokenSends = devnet.accounts.slice(0, tokenSenders).flatMap((a) =>
+      Array.from({ length: perTokenSender }, () =>
+        rpc.call('eth_sendTransaction', [{ from: a.address, to: devnet.token.address, data: transfer }]).then(
+          (hash: Hex) => ({ hash, error: undefined }),
+          (error: Error) => ({ hash: undefined, error: error.message }),
+        ),
+      ),
+    )
     const results = await Promise.all(sends)
+    const tokenResults = await Promise.all(tokenSends)
     const sendMs = performance.now() - started
     // Whatever the timers have not sealed yet, seal now (no waiting on the wall clock).
     for (let i = 0; i < 5; i++) {
@@ -266,6 +281,11 @@ async function runLoad(devnet: StartedDevnet) {
       }
     const accepted = results.filter((r) => r.hash !== undefined)
     const receipts = await rpc.batch(accepted.map((r) => ['eth_getTransactionReceipt', [r.hash]]))
+    const tokenHashes = tokenResults.flatMap((r) => (r.hash ? [r.hash] : []))
+    const tokenReceipts = await rpc.batch(tokenHashes.map((hash) => ['eth_getTransactionReceipt', [hash]]))
+    const tokenTxs = await rpc.batch(tokenHashes.map((hash) => ['eth_getTransactionByHash', [hash]]))
+    const tokenNonces = new Map<string, number[]>()
+    for (const tx of tokenTxs) tokenNonces.set(tx.from, [...(tokenNonces.get(tx.from) ?? []), Number(BigInt(tx.nonce))])
     const latestNonces = await rpc.batch(senders.map((s) => ['eth_getTransactionCount', [s, 'latest']]))
     const pendingNonces = await rpc.batch(senders.map((s) => ['eth_getTransactionCount', [s, 'pending']]))
     await flash.reached(head)
@@ -290,6 +310,9 @@ async function runLoad(devnet: StartedDevnet) {
       rejected: results.filter((r) => r.error !== undefined).map((r) => `${r.signed.from}/${r.signed.nonce}: ${r.error}`),
       accepted,
       receipts,
+      tokenErrors: tokenResults.flatMap((r) => (r.error ? [r.error] : [])),
+      tokenReceipts,
+      tokenNonces: [...tokenNonces.values()].map((n) => n.sort((x, y) => x - y)),
       seen,
       order,
       blocks: blocks.length,
@@ -320,7 +343,12 @@ function expectClean(run: Awaited<ReturnType<typeof runLoad>>) {
   expect(missing.map((r) => r.hash)).toEqual([])
   expect(run.receipts.filter((r) => r.status !== '0x1')).toEqual([])
   expect([...run.seen.values()].filter((n) => n !== 1)).toEqual([])
-  expect(run.seen.size).toBe(senderCount * perSender)
+  expect(run.seen.size).toBe(senderCount * perSender + tokenSenders * perTokenSender)
+  expect(run.tokenErrors).toEqual([])
+  expect(run.tokenReceipts.filter((r) => r?.status !== '0x1' || r.logs.length !== 1)).toEqual([])
+  expect(run.tokenNonces).toEqual(
+    Array.from({ length: tokenSenders }, () => Array.from({ length: perTokenSender }, (_, i) => i)),
+  )
   const expectedNonces = Array.from({ length: perSender }, (_, i) => i)
   for (const sender of senders) expect(run.order.get(sender), sender).toEqual(expectedNonces)
   expect(run.latestNonces.map(BigInt)).toEqual(senders.map(() => BigInt(perSender)))
