@@ -374,7 +374,7 @@ describe('concurrent senders', () => {
     try {
       const run = await runLoad(devnet)
       console.log(
-        `interval: ${run.accepted.length} txs in ${run.blocks} blocks, sent in ${Math.round(run.sendMs)} ms, ${run.polls} nonce polls, ${(run.wsBytes / 1e6).toFixed(1)} MB of flashblocks`,
+        `interval: ${run.accepted.length} raw + ${run.tokenReceipts.length} token txs in ${run.blocks} blocks, sent in ${Math.round(run.sendMs)} ms, ${run.polls} nonce polls, ${(run.wsBytes / 1e6).toFixed(1)} MB of flashblocks`,
       )
       expectClean(run)
       expect(run.polls).toBeGreaterThan(0)
@@ -388,7 +388,7 @@ describe('concurrent senders', () => {
     try {
       const run = await runLoad(devnet)
       console.log(
-        `auto: ${run.accepted.length} txs in ${run.blocks} blocks, sent in ${Math.round(run.sendMs)} ms, ${run.polls} nonce polls, ${(run.wsBytes / 1e6).toFixed(1)} MB of flashblocks`,
+        `auto: ${run.accepted.length} raw + ${run.tokenReceipts.length} token txs in ${run.blocks} blocks, sent in ${Math.round(run.sendMs)} ms, ${run.polls} nonce polls, ${(run.wsBytes / 1e6).toFixed(1)} MB of flashblocks`,
       )
       expectClean(run)
     } finally {
