@@ -116,3 +116,28 @@ describe('eth_sendRawTransaction: nonce gaps', () => {
     expect((await t.rpc('eth_getTransactionCount', [signer.address, 'latest'])).result).toBe('0x4')
   })
 })
+
+describe('eth_sendRawTransaction: fee cap overtaken by the base fee', () => {
+  test('behavior: the transaction waits in the pool (not dropped) and is mined once the base fee falls back', async () => {
+    const baseFee = BigInt((await t.rpc('eth_getBlockByNumber', ['pending', false])).result.baseFeePerGas)
+    // Enough for the base fee at admission, not for the next blocks'.
+    const cap = baseFee + 1n
+    const low = (await send(await sign(0, cap, 1n))).result as Hex
+    const next = (await send(await sign(1, fee * 10n, tip))).result as Hex
+    await t.rpc('anvil_setNextBlockBaseFeePerGas', [toHex(cap * 4n)])
+    await t.rpc('devnet_seal')
+    await t.rpc('devnet_seal')
+    expect((await t.rpc('eth_getBlockByNumber', ['latest', false])).result.baseFeePerGas).not.toBe(toHex(baseFee))
+    // Still there (geth keeps it), and it holds back the sender's next nonce.
+    expect((await t.rpc('eth_getTransactionReceipt', [low])).result).toBeNull()
+    expect((await t.rpc('eth_getTransactionByHash', [low])).result.hash).toBe(low)
+    expect(t.devnet.node.dropped.map((d) => d.hash)).not.toContain(low)
+    expect((await t.rpc('eth_getTransactionReceipt', [next])).result).toBeNull()
+    expect((await t.rpc('eth_getTransactionCount', [signer.address, 'pending'])).result).toBe('0x2')
+
+    await t.rpc('anvil_setNextBlockBaseFeePerGas', [toHex(baseFee)])
+    await t.rpc('devnet_seal')
+    const block = (await t.rpc('eth_getBlockByNumber', ['latest', false])).result
+    expect(block.transactions).toEqual([low, next])
+  })
+})
