@@ -119,8 +119,8 @@ async function main(argv: string[]) {
   if (!config.quiet && config.ui) console.log(`Live page:       ${devnet.url}/ (open in a browser; --no-ui turns it off)\n`)
   // Started before the listening line, so whoever waits for it finds both up.
   const facilitator = x402 ? await startX402(devnet, x402Port, waitFor as 'sealed' | undefined) : undefined
-  console.log(`Listening on ${devnet.url}`)
-
+  // The handlers go in before the listening line: a supervisor that signals as soon as it reads the line
+  // (a test harness, CI) otherwise could kill the process by the default action, with no --dump-fixture.
   let closing = false
   const shutdown = async () => {
     if (closing) return
@@ -131,6 +131,7 @@ async function main(argv: string[]) {
   }
   process.on('SIGINT', shutdown)
   process.on('SIGTERM', shutdown)
+  console.log(`Listening on ${devnet.url}`)
 }
 
 /**

@@ -36,6 +36,7 @@ import { createPool } from './pool.js'
 import { createPreconf } from './preconf.js'
 import { createQueue } from './queue.js'
 import { createSealer } from './sealer.js'
+import { createSenderLocks } from './senderLocks.js'
 import { createSnapshots } from './snapshots.js'
 import { createViews } from './views.js'
 
@@ -384,18 +385,27 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
     decodeRaw(raw: Uint8Array): TypedTransaction {
       return decodeRawTx(raw, common)
     },
-    /** Admits a signed transaction; in auto mode it is pre-confirmed and sealed before this returns. */
-    async submit(tx: TypedTransaction): Promise<Hex> {
-      const { hash, sealed } = await queue.run(async () => {
+    /**
+     * Admits a signed transaction and resolves once it is in the pool (or
+     * pre-confirmed); `sealed`, in auto mode, settles when its block is sealed.
+     */
+    enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<StoredBlock> | undefined }> {
+      return queue.run(async () => {
         const hash = await admit(tx)
         const mode = sealer.mode()
         // Automine switched off by a test client: the pending block takes the transaction at once, as on Anvil and Hardhat.
         if (mode.type === 'manual' && mode.preconfirm === 'submit') await tick()
         return { hash, sealed: mode.type === 'auto' ? autoSeal.request() : undefined }
       })
+    },
+    /** Admits a signed transaction; in auto mode it is pre-confirmed and sealed before this returns. */
+    async submit(tx: TypedTransaction): Promise<Hex> {
+      const { hash, sealed } = await node.enqueue(tx)
       if (sealed) await sealed
       return hash
     },
+    /** Per-sender locks for the sends the node fills and signs (src/node/senderLocks.ts). */
+    senderLocks: createSenderLocks(),
     /** Seals a block now (devnet_seal, evm_mine). */
     seal: () => queue.run(seal),
     /** Seals `count` blocks, `interval` seconds apart when given (anvil_mine, hardhat_mine). */

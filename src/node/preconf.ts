@@ -43,6 +43,8 @@ export type RejectedTx = { pooled: PooledTx; reason: string; retry: boolean }
 
 export type Preconf = ReturnType<typeof createPreconf>
 
+const feeCapOf = (tx: TypedTransaction) => ('maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice)
+
 const effectiveGasPrice = (tx: TypedTransaction, baseFee: bigint) => {
   if ('maxFeePerGas' in tx) {
     const tip = tx.maxPriorityFeePerGas < tx.maxFeePerGas - baseFee ? tx.maxPriorityFeePerGas : tx.maxFeePerGas - baseFee
@@ -206,8 +208,9 @@ export function createPreconf(args: {
 
   /**
    * Runs `pending` transactions in order on the working state. Those the VM
-   * refuses are returned with the reason; `retry` marks the ones that only
-   * did not fit this block.
+   * refuses are returned with the reason; `retry` marks the ones that may run
+   * later: they did not fit this block, or their fee cap is below its base
+   * fee (or blob fee), or an earlier nonce of their sender could not run.
    */
   async function tick(pending: PooledTx[]): Promise<{ added: ExecutedTx[]; rejected: RejectedTx[] }> {
     const added: ExecutedTx[] = []
@@ -219,6 +222,13 @@ export function createPreconf(args: {
         rejected.push({ pooled, reason: 'earlier nonce not executable', retry: true })
         continue
       }
+      // A fee cap the base fee has risen above (blocks were full) waits for it to fall, as in geth's pool:
+      // the transaction was valid when accepted, and dropping it would lose it and strand the sender's later nonces.
+      if (env.baseFeePerGas !== undefined && feeCapOf(pooled.tx) < env.baseFeePerGas) {
+        blocked.add(pooled.from)
+        rejected.push({ pooled, reason: 'max fee per gas less than block base fee', retry: true })
+        continue
+      }
       try {
         const result = await addTransaction(pooled.tx)
         const entry = toExecutedTx(pooled.tx, pooled.hash, pooled.from, result, gasUsed, env.baseFeePerGas ?? 0n)
@@ -228,7 +238,11 @@ export function createPreconf(args: {
       } catch (error) {
         blocked.add(pooled.from)
         const reason = (error as Error).message.replace(/ -> .*$/s, '').replace(/\s*\(.*block.*\)$/s, '')
-        rejected.push({ pooled, reason, retry: /higher gas limit than the remaining gas in the block|blob gas limit/.test(reason) })
+        rejected.push({
+          pooled,
+          reason,
+          retry: /higher gas limit than the remaining gas in the block|blob gas limit|is less than block blobGasPrice/.test(reason),
+        })
       }
     }
     if (added.length > 0) {

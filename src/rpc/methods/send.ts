@@ -92,6 +92,19 @@ export async function fillAndSign(
 }
 
 /**
+ * Fills, signs and admits a transaction under its sender's lock, so sends
+ * from one account in flight together take consecutive nonces (geth's
+ * AddrLocker); waits for the block in auto mode after the lock is released.
+ */
+async function sendFilled(node: Node, request: ReturnType<typeof callRequest>, options: { unsigned?: boolean } = {}) {
+  const { hash, sealed } = await node.senderLocks.run(request.from ?? '', async () =>
+    node.enqueue(await fillAndSign(node, request, options)),
+  )
+  if (sealed) await sealed
+  return hash
+}
+
+/**
  * Sending: eth_sendRawTransaction, eth_sendTransaction (dev accounts), and
  * eth_sendRawTransactionSync (EIP-7966), which answers with the receipt as
  * soon as the transaction is pre-confirmed, like Base.
@@ -105,13 +118,13 @@ export const sendMethods: MethodDef[] = [
   defineMethod({
     method: 'eth_sendTransaction',
     params: [callRequest],
-    handler: async ({ node }, [request]) => node.submit(await fillAndSign(node, request)),
+    handler: ({ node }, [request]) => sendFilled(node, request),
   }),
   // Anvil's: sends from any address without its key, as if it were impersonated.
   defineMethod({
     method: 'eth_sendUnsignedTransaction',
     params: [callRequest],
-    handler: async ({ node }, [request]) => node.submit(await fillAndSign(node, request, { unsigned: true })),
+    handler: ({ node }, [request]) => sendFilled(node, request, { unsigned: true }),
   }),
   defineMethod({
     method: 'eth_sendRawTransactionSync',
