@@ -113,6 +113,15 @@ async function buildNode(resolved: DevnetConfig): Promise<{ config: DevnetConfig
     fixture = (await readFixtureFile(resolved.fixture)).fixture
   }
   const config = fixture ? configWithFixture(resolved, fixture) : resolved
+  if (config.fork) {
+    if (config.genesis || fixture) throw new ConfigError('"fork" cannot be combined with "genesis" or "fixture"')
+    const { openFork } = await import('./node/fork/open.js')
+    const { deriveAccounts } = await import('./node/accounts.js')
+    const { fork, imported } = await openFork(config, deriveAccounts(config.mnemonic, config.accounts))
+    // The config says the chain id the fork runs under: the upstream's, or --fork-chain-id's.
+    const forked = Object.freeze({ ...config, chainId: imported.common.chainId() })
+    return { config: forked, node: await createNode(forked, { imported, fork }) }
+  }
   const imported = await importFiles(config)
   const node = await createNode(config, { imported })
   if (fixture) await loadFixture(node, fixture)

@@ -23,6 +23,10 @@ Options:
   --fixture FILE         start from a fixture (its chain id, hardfork, accounts and
                          token replace the config's; port, mining and clock stay)
   --dump-fixture FILE    write the chain to FILE as a fixture on exit (SIGINT/SIGTERM)
+  --fork-url URL         fork a live chain: its state and history are read lazily from URL
+  --fork-block N|latest  the fork block (default latest)
+  --fork-cache DIR       where upstream reads are cached (default ~/.devnet/fork-cache)
+  --fork-chain-id N      re-id the fork (default: the upstream's chain id)
   --debug                send internal error details to clients
   --quiet                print only the listening line
   --version              print the version
@@ -44,6 +48,10 @@ const flags = {
   forkchoice: { type: 'string' },
   fixture: { type: 'string' },
   'dump-fixture': { type: 'string' },
+  'fork-url': { type: 'string' },
+  'fork-block': { type: 'string' },
+  'fork-cache': { type: 'string' },
+  'fork-chain-id': { type: 'string' },
   debug: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -106,9 +114,12 @@ async function main(argv: string[]) {
   if (values.forkchoice !== undefined) cli.forkchoice = values.forkchoice
   if (values.fixture !== undefined) cli.fixture = values.fixture
   if (values['dump-fixture'] !== undefined) cli.dumpFixture = values['dump-fixture']
+  if (values['fork-url'] !== undefined) cli.fork = forkFlags(values, file)
+  else if (values['fork-block'] ?? values['fork-cache'] ?? values['fork-chain-id']) fail('--fork-block, --fork-cache and --fork-chain-id need --fork-url')
   if (values.debug) cli.debug = true
   if (values.quiet) cli.quiet = true
 
+  if (cli.fork ?? file?.fork) console.error('devnet: forking, reading the upstream chain...')
   let devnet: Awaited<ReturnType<typeof startDevnet>>
   try {
     // Flags win over the file; `mining` given as a word must keep the file's block time.
@@ -127,7 +138,8 @@ async function main(argv: string[]) {
       '',
       '   devnet: a local chain with 200 ms pre-confirmations',
       '',
-      `Chain ID:        ${config.chainId}`,
+      `Chain ID:        ${devnet.node.chainId}`,
+      ...forkBanner(devnet.node),
       `RPC URL:         ${devnet.url}`,
       `Mining:          ${config.mining.type}${config.mining.type === 'interval' ? ` (block time ${config.mining.blockTime} ms, pre-confirmation every ${config.mining.preconfInterval} ms)` : ''}`,
       `Block time:      ${config.blockTime} ms`,
@@ -135,7 +147,9 @@ async function main(argv: string[]) {
       `Clock:           ${config.clock}`,
       ...(config.fixture ? [`Fixture:         ${config.fixture} (head ${devnet.node.chain.height()})`] : []),
       ...(config.dumpFixture ? [`Dump on exit:    ${config.dumpFixture}`] : []),
-      `Token:           ${config.token.name} (${config.token.symbol}) at ${config.token.address}`,
+      devnet.node.fork
+        ? `Token:           whatever the upstream holds at ${config.token.address} (no predeploy on a fork)`
+        : `Token:           ${config.token.name} (${config.token.symbol}) at ${config.token.address}`,
       '',
       'Available accounts',
       '==================',
@@ -161,6 +175,45 @@ async function main(argv: string[]) {
   }
   process.on('SIGINT', shutdown)
   process.on('SIGTERM', shutdown)
+}
+
+/** The `fork` config key from the --fork-* flags, over the file's. */
+function forkFlags(values: Record<string, string | boolean | undefined>, file: ConfigInput | undefined): ConfigInput['fork'] {
+  const str = (name: string) => values[name] as string | undefined
+  const block = str('fork-block')
+  if (block !== undefined && block !== 'latest' && !/^\d+$/.test(block))
+    fail(`invalid value for --fork-block: ${JSON.stringify(block)} (expected an integer or "latest")`)
+  return {
+    ...file?.fork,
+    url: str('fork-url')!,
+    ...(block !== undefined ? { blockNumber: block } : {}),
+    ...(str('fork-cache') !== undefined ? { cacheDir: str('fork-cache') } : {}),
+    ...(str('fork-chain-id') !== undefined ? { chainId: int('fork-chain-id', str('fork-chain-id')) } : {}),
+  }
+}
+
+/**
+ * The banner lines of a fork. A fork keeps the upstream's chain id, as every
+ * peer does, so a signature made here (a transfer authorization, a permit)
+ * is valid on the real chain: said plainly, with the way out.
+ */
+function forkBanner(node: Awaited<ReturnType<typeof startDevnet>>['node']): string[] {
+  const fork = node.fork
+  if (!fork) return []
+  const reid = node.chainId !== fork.upstreamChainId
+  return [
+    `Fork:            ${fork.upstream} at block ${fork.blockNumber} (${fork.blockHash})`,
+    `Fork cache:      ${fork.cache.file ?? 'memory only'}`,
+    reid
+      ? `Chain ID:        re-id'd from ${fork.upstreamChainId}: signatures made here are not valid on the upstream chain`
+      : `WARNING:         this fork keeps chain id ${fork.upstreamChainId}: anything signed here (transactions, EIP-3009`,
+    ...(reid
+      ? []
+      : [
+          '                 authorizations, permits) is valid on the real chain too. Use test keys only,',
+          '                 or --fork-chain-id N to re-id the fork.',
+        ]),
+  ]
 }
 
 function existsQuiet(path: string) {

@@ -62,6 +62,15 @@ export type ConfigInput = {
   fixture?: string | undefined
   dumpFixture?: string | undefined
   preset?: string | undefined
+  /** Fork a live chain: `{ url, blockNumber?, cacheDir?, chainId? }`. */
+  fork?:
+    | {
+        url: string
+        blockNumber?: number | string | bigint | 'latest' | undefined
+        cacheDir?: string | undefined
+        chainId?: number | string | bigint | undefined
+      }
+    | undefined
 }
 
 const topKeys = new Set([
@@ -69,7 +78,7 @@ const topKeys = new Set([
   'mining', 'blockTime', 'preconfInterval', 'clock', 'genesisTimestamp',
   'gasLimit', 'baseFee', 'rpcGasCap', 'token', 'cors', 'bodyLimit', 'debug',
   'quiet', 'logs', 'simulate', 'genesis', 'import', 'forkchoice', 'fixture',
-  'dumpFixture', 'preset', '$schema', '//',
+  'dumpFixture', 'preset', 'fork', '$schema', '//',
 ])
 
 const fail = (key: string, why: string): never => {
@@ -212,7 +221,23 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
   }
   for (const key of ['genesis', 'import', 'forkchoice', 'fixture', 'dumpFixture'] as const)
     if (has(key)) c[key] = toStr(key, i[key])
+  if (has('fork')) c.fork = toFork(i.fork)
   return c
+}
+
+function toFork(value: unknown): DevnetConfig['fork'] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('fork', 'expected an object')
+  const o = value as Record<string, unknown>
+  checkKeys('fork', o, ['url', 'blockNumber', 'cacheDir', 'chainId'])
+  const url = toStr('fork.url', o.url)
+  if (!/^https?:\/\//.test(url)) fail('fork.url', `expected an http(s) URL, got ${JSON.stringify(url)}`)
+  const block = o.blockNumber
+  return {
+    url,
+    blockNumber: block === undefined || block === 'latest' ? 'latest' : toBig('fork.blockNumber', block),
+    cacheDir: o.cacheDir === undefined ? undefined : toStr('fork.cacheDir', o.cacheDir),
+    chainId: o.chainId === undefined ? undefined : toBig('fork.chainId', o.chainId),
+  }
 }
 
 /** Refuses configurations that would make devnet signatures valid on a real chain. */

@@ -29,6 +29,7 @@ import {
   TxRejectedError,
 } from './errors.js'
 import { createEvents } from './events.js'
+import type { Fork } from './fork/open.js'
 import { type SavedFilters, createFilterStore } from './filters.js'
 import { createPool } from './pool.js'
 import { createPreconf } from './preconf.js'
@@ -45,6 +46,10 @@ export type ImportedChain = {
   blocks: ExecutedBlock[]
   safe?: bigint | undefined
   finalized?: bigint | undefined
+  /** The root reads at the first block use, when it is not the header's (a fork's local state). */
+  stateRoot?: Uint8Array | undefined
+  /** A fork's hashes of the blocks below its first block (BLOCKHASH). */
+  remoteBlockHash?: ((number: bigint) => Promise<Uint8Array>) | undefined
 }
 
 
@@ -79,8 +84,11 @@ function tokenGenesis(common: Common, config: DevnetConfig, accounts: DevAccount
  * write queue. Nothing here is shared between nodes, so many can run in one
  * process.
  */
-export async function createNode(config: DevnetConfig, options: { imported?: ImportedChain | undefined } = {}) {
-  const { imported } = options
+export async function createNode(
+  config: DevnetConfig,
+  options: { imported?: ImportedChain | undefined; fork?: Fork | undefined } = {},
+) {
+  const { imported, fork } = options
   // Hashing switches to the WebAssembly keccak once it is compiled (src/evm/keccak.ts).
   await keccakReady
   const common = imported?.common ?? createDevCommon(config.chainId, config.hardfork)
@@ -89,7 +97,8 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
   let chain: Chain
   if (imported) {
     state = imported.state
-    chain = createChain(imported.genesisBlock)
+    chain = createChain(imported.genesisBlock, { remoteBlockHash: imported.remoteBlockHash })
+    if (imported.stateRoot) chain.replaceHeadState(imported.stateRoot)
     for (const block of imported.blocks) chain.append(block)
     if (imported.safe !== undefined || imported.finalized !== undefined)
       chain.setForkchoice(imported.safe ?? chain.height(), imported.finalized ?? chain.height())
@@ -308,6 +317,8 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
 
   const node = {
     config,
+    /** Set when this chain forks a live one: its upstream, fork block and read cache. */
+    fork,
     common,
     chainId: common.chainId(),
     accounts,
@@ -362,6 +373,7 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
       sealer.stop()
       filters.close()
       await queue.idle()
+      fork?.cache.close()
     },
     /** Changes the head's state outside any transaction, through the queue (cheats). */
     cheat: (change: (state: StateManagerInterface) => Promise<void>) => queue.run(() => cheat(change)),
