@@ -96,8 +96,25 @@ export async function resolveConfig(options: DevnetOptions = {}): Promise<Devnet
  */
 export async function createDevnet(options: DevnetOptions = {}): Promise<Devnet> {
   const { config, node } = await buildNode(await resolveConfig(options))
-  const dispatcher = createDispatcher(node, allMethods, { debug: config.debug })
-  return wrap(config, node, dispatcher)
+  const holder = { config, node }
+  const dispatcher = createDispatcher(node, allMethods, { debug: config.debug, refork: reforker(holder) })
+  return wrap(holder, dispatcher)
+}
+
+/**
+ * anvil_reset with `forking`: builds a node forking the given URL and block
+ * with the same settings, closes the old one and puts the new one in its
+ * place (the Devnet's `node` follows).
+ */
+function reforker(holder: { config: DevnetConfig; node: Node }) {
+  return async (forking: { url: string; blockNumber: bigint | 'latest' }) => {
+    const fork = { url: forking.url, blockNumber: forking.blockNumber, cacheDir: holder.config.fork?.cacheDir, chainId: holder.config.fork?.chainId }
+    const next = await buildNode(Object.freeze({ ...holder.config, fork, fixture: undefined, genesis: undefined }))
+    await holder.node.close()
+    holder.config = next.config
+    holder.node = next.node
+    return next.node
+  }
 }
 
 /**
@@ -128,7 +145,8 @@ async function buildNode(resolved: DevnetConfig): Promise<{ config: DevnetConfig
   return { config, node }
 }
 
-function wrap(config: DevnetConfig, node: Node, dispatcher: Dispatcher): Devnet {
+function wrap(holder: { config: DevnetConfig; node: Node }, dispatcher: Dispatcher): Devnet {
+  const { config } = holder
   const request: RequestFn = async ({ method, params }) => {
     try {
       return await dispatcher.call(method, params ?? [])
@@ -138,31 +156,35 @@ function wrap(config: DevnetConfig, node: Node, dispatcher: Dispatcher): Devnet 
     }
   }
   const chain = defineChain({
-    id: Number(node.chainId),
+    id: Number(holder.node.chainId),
     name: 'devnet',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [`http://${config.host}:${config.port}`] } },
   })
   return {
-    config,
-    node,
+    get config() {
+      return holder.config
+    },
+    get node() {
+      return holder.node
+    },
     request,
     requestRaw: (payload) => dispatcher.handle(payload),
     chain,
     token: { address: config.token.address },
-    accounts: node.accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
+    accounts: holder.node.accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
     async seal() {
-      const block = await node.seal()
+      const block = await holder.node.seal()
       return { number: block.number, hash: block.hash }
     },
     async preconfirm() {
-      const { snapshot, added } = await node.preconfirm()
+      const { snapshot, added } = await holder.node.preconfirm()
       return { number: snapshot.number, index: snapshot.index, transactions: added }
     },
     async close() {
       // `dumpFixture` in the config: the chain is written on the way out (CLI --dump-fixture).
-      await node.close()
-      if (config.dumpFixture) await dumpFixtureToFile(node, config.dumpFixture)
+      await holder.node.close()
+      if (config.dumpFixture) await dumpFixtureToFile(holder.node, config.dumpFixture)
     },
   }
 }
@@ -173,14 +195,16 @@ export type StartedDevnet = Devnet & { url: string; wsUrl: string; port: number 
 /** Starts a devnet with a JSON-RPC server. Binds to 127.0.0.1 and a free port unless told otherwise. */
 export async function startDevnet(options: DevnetOptions = {}): Promise<StartedDevnet> {
   const { config, node } = await buildNode(await resolveConfig({ port: 0, ...options }))
-  const dispatcher = createDispatcher(node, allMethods, { debug: config.debug })
+  const holder = { config, node }
+  const dispatcher = createDispatcher(node, allMethods, { debug: config.debug, refork: reforker(holder) })
   const app = createHttpApp(dispatcher, config)
   const server = await listen(app, config)
   const attach = (await import('./server/ws.js').catch(() => undefined))?.attachWebSocket
+  // Subscriptions follow the node the server started with (a refork does not move open subscriptions).
   const ws = attach?.(server.server, dispatcher, node)
-  const devnet = wrap(config, node, dispatcher)
+  const devnet = wrap(holder, dispatcher)
   const url = server.url
-  return {
+  const started: StartedDevnet = {
     ...devnet,
     chain: { ...devnet.chain, rpcUrls: { default: { http: [url] } } },
     url,
@@ -188,11 +212,15 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<StartedD
     port: server.port,
     async close() {
       ws?.close()
-      await node.close()
-      if (config.dumpFixture) await dumpFixtureToFile(node, config.dumpFixture)
+      await holder.node.close()
+      if (config.dumpFixture) await dumpFixtureToFile(holder.node, config.dumpFixture)
       await server.close()
     },
   }
+  // The spread copied `node` and `config` once: keep them following a refork.
+  Object.defineProperty(started, 'node', { get: () => holder.node, enumerable: true })
+  Object.defineProperty(started, 'config', { get: () => holder.config, enumerable: true })
+  return started
 }
 
 export type { Node }

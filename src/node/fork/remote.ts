@@ -13,6 +13,7 @@ export class ForkRemoteError extends DevnetError {
     readonly method: string,
     reason: string,
     readonly upstreamCode?: number | undefined,
+    readonly upstreamData?: unknown,
   ) {
     super(`fork upstream ${upstream} failed ${method}: ${reason}`)
   }
@@ -130,7 +131,7 @@ export function createRemote(options: RemoteOptions) {
       return
     }
     const replies = Array.isArray(reply) ? reply : [reply]
-    const byId = new Map<unknown, { result?: unknown; error?: { code?: unknown; message?: unknown } }>()
+    const byId = new Map<unknown, { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } }>()
     for (const r of replies) if (r && typeof r === 'object' && 'id' in r) byId.set((r as { id: unknown }).id, r as never)
     items.forEach((item, i) => {
       const r = byId.get(ids[i])
@@ -138,7 +139,8 @@ export function createRemote(options: RemoteOptions) {
       if (r.error) {
         const code = typeof r.error.code === 'number' ? r.error.code : undefined
         const message = typeof r.error.message === 'string' ? r.error.message : JSON.stringify(r.error)
-        return settle(item, (w) => w.reject(new ForkRemoteError(upstream, item.method, `error ${code ?? '?'}: ${message}`, code)))
+        const error = new ForkRemoteError(upstream, item.method, `error ${code ?? '?'}: ${message}`, code, r.error.data)
+        return settle(item, (w) => w.reject(error))
       }
       if (!('result' in r)) return settle(item, (w) => w.reject(new ForkRemoteError(upstream, item.method, 'malformed reply (no result)')))
       settle(item, (w) => w.resolve(r.result))
