@@ -50,7 +50,8 @@ const slotKey = (address: Address, key: Uint8Array) => keccak256(concatBytes(add
 const accountKey = (address: Address) => keccak256(address.bytes)
 
 type State = MerkleStateManager & {
-  _trie: { database(): { db: { _database?: object }; get(key: Uint8Array): Promise<Uint8Array | undefined> } }
+  _trie: { get(key: Uint8Array): Promise<Uint8Array | null>; database(): { get(key: Uint8Array): Promise<Uint8Array | undefined> } }
+  _getStorageTrie(address: Address, account: Account): { get(key: Uint8Array): Promise<Uint8Array | null> }
   _prefixCodeHashes: boolean
   _caches?: {
     account?: { get(address: Address): { accountRLP?: Uint8Array } | undefined; put(address: Address, account: Account | undefined): void }
@@ -106,15 +107,15 @@ if (!proto.__devnetFork) {
   const { getAccount, putAccount, deleteAccount, getStorage, putStorage, getCode } = proto
 
   proto.getAccount = async function (address) {
-    if (this._caches?.account?.get(address) !== undefined) return getAccount.call(this, address)
     const source = forkOf(this)
-    const local = await getAccount.call(this, address)
-    if (local !== undefined || source === undefined || address.equals(tombstoneAddress)) return local
-    if (await tombstoned(this, accountKey(address))) return undefined
+    if (source === undefined || this._caches?.account?.get(address) !== undefined || address.equals(tombstoneAddress))
+      return getAccount.call(this, address)
+    // The trie is asked first: the library would cache a miss as "no account", and a failed upstream read must not leave that behind.
+    if ((await this._trie.get(address.bytes)) !== null) return getAccount.call(this, address)
+    if (await tombstoned(this, accountKey(address))) return getAccount.call(this, address)
     const remote = await source.account(address)
-    if (remote === undefined) return undefined
     // Storage stays upstream until read (getStorage below); the local storage trie starts empty.
-    const account = new Account(remote.nonce, remote.balance, KECCAK256_RLP, remote.codeHash)
+    const account = remote && new Account(remote.nonce, remote.balance, KECCAK256_RLP, remote.codeHash)
     this._caches?.account?.put(address, account)
     return account
   }
@@ -137,13 +138,14 @@ if (!proto.__devnetFork) {
 
   proto.getStorage = async function (address, key) {
     const source = forkOf(this)
-    if (source === undefined || this._caches?.storage?.get(address, key) !== undefined) return getStorage.call(this, address, key)
-    const value = await getStorage.call(this, address, key)
-    if (value.length > 0 || address.equals(tombstoneAddress)) return value
-    if ((await this.getAccount(address)) === undefined || !(await source.hasStorage(address))) return value
-    if (await tombstoned(this, slotKey(address, key))) return value
+    if (source === undefined || this._caches?.storage?.get(address, key) !== undefined || address.equals(tombstoneAddress))
+      return getStorage.call(this, address, key)
+    const account = await this.getAccount(address)
+    // As for accounts, the trie first: a miss the library cached as zero would outlive a failed upstream read.
+    if (account === undefined || (await this._getStorageTrie(address, account).get(key)) !== null) return getStorage.call(this, address, key)
+    if (!(await source.hasStorage(address)) || (await tombstoned(this, slotKey(address, key)))) return getStorage.call(this, address, key)
     const remote = await source.storage(address, key)
-    if (remote.length > 0) this._caches?.storage?.put(address, key, RLP.encode(remote))
+    this._caches?.storage?.put(address, key, remote.length > 0 ? RLP.encode(remote) : empty)
     return remote
   }
 
