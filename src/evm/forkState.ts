@@ -78,6 +78,7 @@ export function forkOf(state: MerkleStateManager): ForkSource | undefined {
  * state the fork's base block is built on, then take its root.
  */
 export async function attachFork(state: MerkleStateManager, source: ForkSource): Promise<void> {
+  enableForkState()
   sources.set(storeOf(state as State), source)
   // Nonce 1: never empty, so never removed as an empty touched account (EIP-161).
   await state.putAccount(tombstoneAddress, new Account(1n, 0n))
@@ -102,77 +103,85 @@ type Proto = {
   __devnetFork?: boolean
 }
 
-const proto = MerkleStateManager.prototype as unknown as Proto
-if (!proto.__devnetFork) {
-  const { getAccount, putAccount, deleteAccount, getStorage, putStorage, getCode } = proto
+/**
+ * Installs the fork-aware reads and writes on the MerkleStateManager
+ * prototype. Lazily, on the first fork: a process that never forks keeps the
+ * library's methods (and their speed) untouched. Must run before the forked
+ * state is constructed, which binds getStorage for its original-value cache.
+ */
+export function enableForkState(): void {
+  const proto = MerkleStateManager.prototype as unknown as Proto
+  if (!proto.__devnetFork) {
+    const { getAccount, putAccount, deleteAccount, getStorage, putStorage, getCode } = proto
 
-  proto.getAccount = async function (address) {
-    const source = forkOf(this)
-    if (source === undefined || this._caches?.account?.get(address) !== undefined || address.equals(tombstoneAddress))
-      return getAccount.call(this, address)
-    // The trie is asked first: the library would cache a miss as "no account", and a failed upstream read must not leave that behind.
-    if ((await this._trie.get(address.bytes)) !== null) return getAccount.call(this, address)
-    if (await tombstoned(this, accountKey(address))) return getAccount.call(this, address)
-    const remote = await source.account(address)
-    // Storage stays upstream until read (getStorage below); the local storage trie starts empty.
-    const account = remote && new Account(remote.nonce, remote.balance, KECCAK256_RLP, remote.codeHash)
-    this._caches?.account?.put(address, account)
-    return account
-  }
-
-  proto.putAccount = async function (address, account) {
-    await putAccount.call(this, address, account)
-    const source = forkOf(this)
-    if (source === undefined || address.equals(tombstoneAddress)) return
-    if (account === undefined) {
-      if ((await source.account(address)) !== undefined) await setTombstone(this, accountKey(address), true)
+    proto.getAccount = async function (address) {
+      const source = forkOf(this)
+      if (source === undefined || this._caches?.account?.get(address) !== undefined || address.equals(tombstoneAddress))
+        return getAccount.call(this, address)
+      // The trie is asked first: the library would cache a miss as "no account", and a failed upstream read must not leave that behind.
+      if ((await this._trie.get(address.bytes)) !== null) return getAccount.call(this, address)
+      if (await tombstoned(this, accountKey(address))) return getAccount.call(this, address)
+      const remote = await source.account(address)
+      // Storage stays upstream until read (getStorage below); the local storage trie starts empty.
+      const account = remote && new Account(remote.nonce, remote.balance, KECCAK256_RLP, remote.codeHash)
+      this._caches?.account?.put(address, account)
+      return account
     }
-  }
 
-  proto.deleteAccount = async function (address) {
-    await deleteAccount.call(this, address)
-    const source = forkOf(this)
-    if (source === undefined || address.equals(tombstoneAddress)) return
-    if ((await source.account(address)) !== undefined) await setTombstone(this, accountKey(address), true)
-  }
-
-  proto.getStorage = async function (address, key) {
-    const source = forkOf(this)
-    if (source === undefined || this._caches?.storage?.get(address, key) !== undefined || address.equals(tombstoneAddress))
-      return getStorage.call(this, address, key)
-    const account = await this.getAccount(address)
-    // As for accounts, the trie first: a miss the library cached as zero would outlive a failed upstream read.
-    if (account === undefined || (await this._getStorageTrie(address, account).get(key)) !== null) return getStorage.call(this, address, key)
-    if (!(await source.hasStorage(address)) || (await tombstoned(this, slotKey(address, key)))) return getStorage.call(this, address, key)
-    const remote = await source.storage(address, key)
-    this._caches?.storage?.put(address, key, remote.length > 0 ? RLP.encode(remote) : empty)
-    return remote
-  }
-
-  proto.putStorage = async function (address, key, value) {
-    await putStorage.call(this, address, key, value)
-    const source = forkOf(this)
-    if (source === undefined || address.equals(tombstoneAddress) || !(await source.hasStorage(address))) return
-    // Zero deletes the slot from the local trie: without the flag a later read would find the upstream's value.
-    await setTombstone(this, slotKey(address, key), unpadBytes(value).length === 0)
-  }
-
-  proto.getCode = async function (address) {
-    const source = forkOf(this)
-    if (source !== undefined && this._caches?.code?.get(address) === undefined) {
-      const account = await this.getAccount(address)
-      if (account?.isContract()) {
-        const key = this._prefixCodeHashes ? concatBytes(Uint8Array.of(0x63), account.codeHash) : account.codeHash
-        if ((await this._trie.database().get(key)) === undefined) {
-          // Upstream code (its account came from the fork block): read it there, keep it like code read locally.
-          const code = await source.code(address, account.codeHash)
-          this._caches?.code?.put(address, code)
-          return code
-        }
+    proto.putAccount = async function (address, account) {
+      await putAccount.call(this, address, account)
+      const source = forkOf(this)
+      if (source === undefined || address.equals(tombstoneAddress)) return
+      if (account === undefined) {
+        if ((await source.account(address)) !== undefined) await setTombstone(this, accountKey(address), true)
       }
     }
-    return getCode.call(this, address)
-  }
 
-  proto.__devnetFork = true
+    proto.deleteAccount = async function (address) {
+      await deleteAccount.call(this, address)
+      const source = forkOf(this)
+      if (source === undefined || address.equals(tombstoneAddress)) return
+      if ((await source.account(address)) !== undefined) await setTombstone(this, accountKey(address), true)
+    }
+
+    proto.getStorage = async function (address, key) {
+      const source = forkOf(this)
+      if (source === undefined || this._caches?.storage?.get(address, key) !== undefined || address.equals(tombstoneAddress))
+        return getStorage.call(this, address, key)
+      const account = await this.getAccount(address)
+      // As for accounts, the trie first: a miss the library cached as zero would outlive a failed upstream read.
+      if (account === undefined || (await this._getStorageTrie(address, account).get(key)) !== null) return getStorage.call(this, address, key)
+      if (!(await source.hasStorage(address)) || (await tombstoned(this, slotKey(address, key)))) return getStorage.call(this, address, key)
+      const remote = await source.storage(address, key)
+      this._caches?.storage?.put(address, key, remote.length > 0 ? RLP.encode(remote) : empty)
+      return remote
+    }
+
+    proto.putStorage = async function (address, key, value) {
+      await putStorage.call(this, address, key, value)
+      const source = forkOf(this)
+      if (source === undefined || address.equals(tombstoneAddress) || !(await source.hasStorage(address))) return
+      // Zero deletes the slot from the local trie: without the flag a later read would find the upstream's value.
+      await setTombstone(this, slotKey(address, key), unpadBytes(value).length === 0)
+    }
+
+    proto.getCode = async function (address) {
+      const source = forkOf(this)
+      if (source !== undefined && this._caches?.code?.get(address) === undefined) {
+        const account = await this.getAccount(address)
+        if (account?.isContract()) {
+          const key = this._prefixCodeHashes ? concatBytes(Uint8Array.of(0x63), account.codeHash) : account.codeHash
+          if ((await this._trie.database().get(key)) === undefined) {
+            // Upstream code (its account came from the fork block): read it there, keep it like code read locally.
+            const code = await source.code(address, account.codeHash)
+            this._caches?.code?.put(address, code)
+            return code
+          }
+        }
+      }
+      return getCode.call(this, address)
+    }
+
+    proto.__devnetFork = true
+  }
 }

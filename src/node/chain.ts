@@ -2,6 +2,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
 import { flat } from '../evm/trieStorage.js'
+import { InvalidInputError } from './errors.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { compactExecuted } from './compactStored.js'
 import { type LogIndex, createLogIndex } from './logIndex.js'
@@ -158,7 +159,8 @@ export function createChain(
       return head
     },
     truncate(number) {
-      if (number < first) throw new Error(`cannot remove block ${first}: it is the first block of this chain`)
+      if (number < first)
+        throw new InvalidInputError(`cannot remove block ${first}: it is the first block of this chain (the fork block on a fork)`)
       const removed = blocks.splice(Number(number - first) + 1)
       logs.truncate(number)
       for (const block of removed) {

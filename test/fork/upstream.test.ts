@@ -120,7 +120,7 @@ describe('fork upstream client', () => {
     const error = await remote.request<never>('eth_getBalance', ['0x01', '0x0']).catch((e: unknown) => e as ForkRemoteError)
     expect(error).toBeInstanceOf(ForkRemoteError)
     expect(error.shortMessage).toBe(`fork upstream ${url} failed eth_getBalance: timed out after 50 ms (after 2 attempts)`)
-    expect(httpRequests).toBe(2)
+    expect(remote.stats).toEqual({ http: 2, requests: 1, retries: 1 })
   })
 
   test('error: a 5xx that does not go away', async () => {

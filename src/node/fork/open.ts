@@ -6,7 +6,7 @@ import { type Block, createBlock, createBlockHeaderFromRPC } from '@ethereumjs/b
 import { Account, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import type { DevnetConfig } from '../../config/schema.js'
 import { createDevCommon } from '../../evm/common.js'
-import { attachFork } from '../../evm/forkState.js'
+import { attachFork, enableForkState } from '../../evm/forkState.js'
 import { createStateManager } from '../../evm/vm.js'
 import type { DevAccount } from '../accounts.js'
 import { InvalidInputError } from '../errors.js'
@@ -62,6 +62,8 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[]) {
 
   const chainId = options.chainId ?? upstreamChainId
   const common = createDevCommon(chainId, config.hardfork)
+  // Before the state exists: it binds its reads when constructed.
+  enableForkState()
   const state = createStateManager(common)
   await attachFork(state, cache.source)
   const sorted = [...accounts].sort((a, b) => (a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1))
