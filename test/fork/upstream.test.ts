@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { createDevnet, startDevnet } from '../../src/index.js'
+import { createDevnet, loadConfig, startDevnet } from '../../src/index.js'
 import { ForkRemoteError, createRemote } from '../../src/node/fork/remote.js'
 
 /*
@@ -175,5 +175,28 @@ describe('fork over a failing upstream', () => {
     } finally {
       await fork.close()
     }
+  })
+})
+
+describe('fork config', () => {
+  test('default: blockNumber latest, cache dir and chain id unset', () => {
+    expect(loadConfig({ fork: { url: 'http://127.0.0.1:1' } }).fork).toEqual({
+      url: 'http://127.0.0.1:1',
+      blockNumber: 'latest',
+      cacheDir: undefined,
+      chainId: undefined,
+    })
+    expect(loadConfig({ fork: { url: 'https://x.example', blockNumber: '12', chainId: 7, cacheDir: '/c' } }).fork).toEqual({
+      url: 'https://x.example',
+      blockNumber: 12n,
+      cacheDir: '/c',
+      chainId: 7n,
+    })
+  })
+
+  test('error: bad keys and values are named', () => {
+    expect(() => loadConfig({ fork: { url: 'ftp://x' } })).toThrow('invalid config key "fork.url": expected an http(s) URL, got "ftp://x"')
+    expect(() => loadConfig({ fork: { url: 'http://x', blockNumber: 'soon' } })).toThrow('invalid config key "fork.blockNumber"')
+    expect(() => loadConfig({ fork: { url: 'http://x', block: 1 } as never })).toThrow('invalid config key "fork.block": unknown key')
   })
 })
