@@ -168,8 +168,8 @@ export function createLogIndex() {
     },
     /** Drops every block above `number`. */
     truncate(number: bigint) {
-      if (first !== undefined && number < first) number = first
-      const keep = at(number) + 1
+      // Below the first block: everything goes (a snapshot restore or fixture load re-appends from it).
+      const keep = first !== undefined && number < first ? 0 : at(number) + 1
       if (keep >= blockStart.length - 1) return
       const end = blockStart[keep]!
       for (let position = logs.length - 1; position >= end; position--) {

@@ -25,6 +25,7 @@ import {
   FeeCapTooLowError,
   InsufficientFundsError,
   IntrinsicGasTooLowError,
+  InvalidInputError,
   NonceTooLowError,
   TxRejectedError,
 } from './errors.js'
@@ -248,6 +249,9 @@ export async function createNode(
    */
   async function rewind(number: bigint): Promise<StoredBlock[]> {
     if (number > chain.height()) return []
+    const first = chain.genesis().number
+    if (number < first)
+      throw new InvalidInputError(`cannot remove block ${first}: it is the first block of this chain (on a fork, the fork block)`)
     const removed = chain.truncate(number)
     const head = chain.head()
     await preconf.start(head, nextTimestamp(head), { reuseState: false })

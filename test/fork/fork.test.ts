@@ -225,6 +225,18 @@ describe('fork: cache and reset', () => {
     console.log(`fork remote calls: cold start + reads ${coldCalls.http} HTTP / ${coldCalls.requests} requests; warm restart 0`)
   })
 
+  test('a cheat on the fresh fork block is undone by a revert; rollbacks stop at the fork block', async () => {
+    await forkCall('anvil_reset', [])
+    const id = await forkCall('evm_snapshot')
+    await forkCall('anvil_setBalance', [recipients[0], '0x1'])
+    expect(await forkCall('eth_getBalance', [recipients[0], 'latest'])).toBe('0x1')
+    expect(await forkCall('evm_revert', [id])).toBe(true)
+    expect(await forkCall('eth_getBalance', [recipients[0], 'latest'])).toBe(await remoteCall('eth_getBalance', [recipients[0], hex(pin)]))
+    await fork.seal()
+    await expect(forkCall('anvil_rollback', ['0x2'])).rejects.toThrow(`cannot remove block ${pin}: it is the first block of this chain (on a fork, the fork block)`)
+    await expect(forkCall('devnet_dumpFixture', [])).rejects.toThrow('cannot dump a fork as a fixture yet')
+  })
+
   test('anvil_reset with forking re-pins the fork; without it goes back to the pin', async () => {
     await fork.seal()
     await forkCall('anvil_reset', [])
