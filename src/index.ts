@@ -108,7 +108,8 @@ export async function createDevnet(options: DevnetOptions = {}): Promise<Devnet>
  */
 function reforker(holder: { config: DevnetConfig; node: Node }) {
   return async (forking: { url: string; blockNumber: bigint | 'latest' }) => {
-    const fork = { url: forking.url, blockNumber: forking.blockNumber, cacheDir: holder.config.fork?.cacheDir, chainId: holder.config.fork?.chainId }
+    const previous = holder.config.fork
+    const fork = { url: forking.url, blockNumber: forking.blockNumber, cacheDir: previous?.cacheDir, chainId: previous?.chainId, offline: previous?.offline ?? false }
     const next = await buildNode(Object.freeze({ ...holder.config, fork, fixture: undefined, genesis: undefined }))
     await holder.node.close()
     holder.config = next.config

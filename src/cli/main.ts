@@ -27,6 +27,7 @@ Options:
   --fork-block N|latest  the fork block (default latest)
   --fork-cache DIR       where upstream reads are cached (default ~/.devnet/fork-cache)
   --fork-chain-id N      re-id the fork (default: the upstream's chain id)
+  --fork-offline         read only the fork cache (replay a recorded fork without the upstream)
   --debug                send internal error details to clients
   --quiet                print only the listening line
   --version              print the version
@@ -52,6 +53,7 @@ const flags = {
   'fork-block': { type: 'string' },
   'fork-cache': { type: 'string' },
   'fork-chain-id': { type: 'string' },
+  'fork-offline': { type: 'boolean' },
   debug: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -115,7 +117,8 @@ async function main(argv: string[]) {
   if (values.fixture !== undefined) cli.fixture = values.fixture
   if (values['dump-fixture'] !== undefined) cli.dumpFixture = values['dump-fixture']
   if (values['fork-url'] !== undefined) cli.fork = forkFlags(values, file)
-  else if (values['fork-block'] ?? values['fork-cache'] ?? values['fork-chain-id']) fail('--fork-block, --fork-cache and --fork-chain-id need --fork-url')
+  else if (values['fork-block'] ?? values['fork-cache'] ?? values['fork-chain-id'] ?? values['fork-offline'])
+    fail('--fork-block, --fork-cache, --fork-chain-id and --fork-offline need --fork-url')
   if (values.debug) cli.debug = true
   if (values.quiet) cli.quiet = true
 
@@ -189,6 +192,7 @@ function forkFlags(values: Record<string, string | boolean | undefined>, file: C
     ...(block !== undefined ? { blockNumber: block } : {}),
     ...(str('fork-cache') !== undefined ? { cacheDir: str('fork-cache') } : {}),
     ...(str('fork-chain-id') !== undefined ? { chainId: int('fork-chain-id', str('fork-chain-id')) } : {}),
+    ...(values['fork-offline'] ? { offline: true } : {}),
   }
 }
 
@@ -203,7 +207,7 @@ function forkBanner(node: Awaited<ReturnType<typeof startDevnet>>['node']): stri
   const reid = node.chainId !== fork.upstreamChainId
   return [
     `Fork:            ${fork.upstream} at block ${fork.blockNumber} (${fork.blockHash})`,
-    `Fork cache:      ${fork.cache.file ?? 'memory only'}`,
+    `Fork cache:      ${fork.cache.file ?? 'memory only'}${node.config.fork?.offline ? ' (offline: only what it recorded)' : ''}`,
     reid
       ? `Chain ID:        re-id'd from ${fork.upstreamChainId}: signatures made here are not valid on the upstream chain`
       : `WARNING:         this fork keeps chain id ${fork.upstreamChainId}: anything signed here (transactions, EIP-3009`,

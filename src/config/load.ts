@@ -69,6 +69,7 @@ export type ConfigInput = {
         blockNumber?: number | string | bigint | 'latest' | undefined
         cacheDir?: string | undefined
         chainId?: number | string | bigint | undefined
+        offline?: boolean | undefined
       }
     | undefined
 }
@@ -228,7 +229,7 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
 function toFork(value: unknown): DevnetConfig['fork'] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('fork', 'expected an object')
   const o = value as Record<string, unknown>
-  checkKeys('fork', o, ['url', 'blockNumber', 'cacheDir', 'chainId'])
+  checkKeys('fork', o, ['url', 'blockNumber', 'cacheDir', 'chainId', 'offline'])
   const url = toStr('fork.url', o.url)
   if (!/^https?:\/\//.test(url)) fail('fork.url', `expected an http(s) URL, got ${JSON.stringify(url)}`)
   const block = o.blockNumber
@@ -237,6 +238,7 @@ function toFork(value: unknown): DevnetConfig['fork'] {
     blockNumber: block === undefined || block === 'latest' ? 'latest' : toBig('fork.blockNumber', block),
     cacheDir: o.cacheDir === undefined ? undefined : toStr('fork.cacheDir', o.cacheDir),
     chainId: o.chainId === undefined ? undefined : toBig('fork.chainId', o.chainId),
+    offline: o.offline === undefined ? false : toBool('fork.offline', o.offline),
   }
 }
 

@@ -36,6 +36,8 @@ export type ForkConfig = {
   cacheDir: string | undefined
   /** Re-ids the fork (signatures made on it are then not valid on the upstream chain); undefined keeps the upstream's. */
   chainId: bigint | undefined
+  /** Read only the cache: replay a fork recorded earlier (same url and block) without the upstream. */
+  offline: boolean
 }
 
 /** The whole, validated configuration of one devnet. */

@@ -218,6 +218,13 @@ describe('fork: cache and reset', () => {
     const second = await reads(warm)
     const warmCalls = { ...warm.node.fork!.remote.stats }
     await warm.close()
+    // Offline: the recorded cache alone answers the same reads; anything it lacks is a clear error.
+    const offline = await startDevnet({ ...options, fork: { ...options.fork, offline: true } })
+    const third = await reads(offline)
+    const unknown = await offline.request({ method: 'eth_getBalance', params: ['0x00000000000000000000000000000000000000f1', 'latest'] }).catch((e: Error) => e)
+    await offline.close()
+    expect(third).toEqual(first)
+    expect((unknown as Error).message).toContain('offline, and the fork cache has no answer for it')
     rmSync(fresh, { recursive: true, force: true })
     expect(second).toEqual(first)
     expect(coldCalls.http).toBeGreaterThan(0)

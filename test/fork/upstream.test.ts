@@ -185,12 +185,14 @@ describe('fork config', () => {
       blockNumber: 'latest',
       cacheDir: undefined,
       chainId: undefined,
+      offline: false,
     })
     expect(loadConfig({ fork: { url: 'https://x.example', blockNumber: '12', chainId: 7, cacheDir: '/c' } }).fork).toEqual({
       url: 'https://x.example',
       blockNumber: 12n,
       cacheDir: '/c',
       chainId: 7n,
+      offline: false,
     })
   })
 

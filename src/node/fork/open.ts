@@ -42,7 +42,9 @@ export const defaultForkCacheDir = () => join(homedir(), '.devnet', 'fork-cache'
 export async function openFork(config: DevnetConfig, accounts: DevAccount[]) {
   const options = config.fork!
   const cacheDir = options.cacheDir ?? defaultForkCacheDir()
-  const remote = createRemote({ url: options.url })
+  const remote = createRemote({ url: options.url, offline: options.offline })
+  if (options.offline && options.blockNumber === 'latest')
+    throw new InvalidInputError('an offline fork needs a fork block number: "latest" would ask the upstream')
   const urlFile = join(cacheDir, 'urls', `${createHash('sha256').update(options.url).digest('hex').slice(0, 32)}.json`)
   let upstreamChainId = readChainId(urlFile)
   if (upstreamChainId === undefined) {

@@ -39,6 +39,8 @@ export type RemoteOptions = {
   backoffMs?: number | undefined
   /** Items per JSON-RPC batch (default 100). */
   maxBatch?: number | undefined
+  /** Never send: every read not answered by a cache fails (a fork replayed from its recorded cache). */
+  offline?: boolean | undefined
 }
 
 type Waiter = { resolve(value: unknown): void; reject(error: unknown): void }
@@ -154,6 +156,7 @@ export function createRemote(options: RemoteOptions) {
     stats,
     /** One read; batched with the others of this tick, coalesced with an identical one in flight. */
     request<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
+      if (options.offline) return Promise.reject(new ForkRemoteError(upstream, method, 'offline, and the fork cache has no answer for it'))
       const key = `${method}:${JSON.stringify(params)}`
       return new Promise<T>((resolve, reject) => {
         const waiter = { resolve: resolve as (v: unknown) => void, reject }
