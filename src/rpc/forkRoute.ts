@@ -91,7 +91,14 @@ export async function routeToUpstream(
     return side(node, fork, block === 'earliest' ? '0x0' : block, false) === 'upstream' ? upstream() : local
   }
   if (method in blockMethods) {
-    const block = params[blockMethods[method]!]
+    const index = blockMethods[method]!
+    const block = params[index]
+    // Before the first local seal the head is the fork block: `latest` names the upstream's block N, transactions and all.
+    if ((block === 'latest' || block === 'safe' || block === 'finalized') && node.chain.height() === fork.blockNumber) {
+      const pinned = [...params]
+      pinned[index] = `0x${fork.blockNumber.toString(16)}`
+      return { routed: true, result: await cache.read(method, pinned) }
+    }
     return side(node, fork, block === 'earliest' ? '0x0' : block, true) === 'upstream' ? upstream() : local
   }
   if (method === 'eth_getTransactionByHash' || method === 'eth_getTransactionReceipt' || method === 'eth_getRawTransactionByHash') {

@@ -82,6 +82,8 @@ describe('fork: reads at the pin', () => {
   test('chain id, head and the first local block', async () => {
     expect(await forkCall('eth_chainId')).toBe(await remoteCall('eth_chainId'))
     expect(BigInt(await forkCall('eth_blockNumber'))).toBe(pin)
+    // Before a local seal, `latest` is the upstream's fork block, with its transactions.
+    expect(await forkCall('eth_getBlockByNumber', ['latest', true])).toEqual(await remoteCall('eth_getBlockByNumber', [hex(pin), true]))
     expect(fork.node.fork!.blockHash).toBe((await remoteCall('eth_getBlockByNumber', [hex(pin), false])).hash)
   })
 
