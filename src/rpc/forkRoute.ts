@@ -45,6 +45,14 @@ const blockMethods: Record<string, number> = {
   eth_getHeaderByHash: 0,
 }
 
+/** The block number an upstream answer is about (a block, a transaction, a receipt or a list of them), or -1. */
+function numberOf(result: unknown): bigint {
+  const item = Array.isArray(result) ? result[0] : result
+  if (typeof item !== 'object' || item === null) return -1n
+  const n = (item as { number?: unknown; blockNumber?: unknown }).number ?? (item as { blockNumber?: unknown }).blockNumber
+  return typeof n === 'string' && isQuantity(n) ? BigInt(n) : -1n
+}
+
 const isQuantity = (v: unknown): v is string => typeof v === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(v)
 const isHash = (v: unknown): v is string => typeof v === 'string' && /^0x[0-9a-fA-F]{64}$/.test(v)
 
@@ -84,7 +92,11 @@ export async function routeToUpstream(
   const fork = node.fork
   if (!fork || !Array.isArray(params)) return local
   const { cache } = fork
-  const upstream = async () => ({ routed: true, result: await cache.read(method, params) }) as const
+  // A hash the local chain does not know may name an upstream block above the fork block: not this chain's history.
+  const upstream = async (): Promise<Routed> => {
+    const result = await cache.read(method, params, (r) => !(numberOf(r) > fork.blockNumber))
+    return { routed: true, result: numberOf(result) > fork.blockNumber ? null : result }
+  }
 
   if (method in stateMethods) {
     const block = params[stateMethods[method]!]

@@ -126,6 +126,10 @@ describe('fork: reads at the pin', () => {
     const logs = await forkCall('eth_getLogs', [filter])
     expect(logs).toEqual(await remoteCall('eth_getLogs', [filter]))
     expect(logs.length).toBe(4)
+    // A block the remote sealed after the pin is not on the fork, by number or by hash.
+    const after = await remoteCall('eth_getBlockByNumber', [hex(pin + 1n), false])
+    expect(await forkCall('eth_getBlockByHash', [after.hash, false])).toBe(null)
+    expect(await forkCall('eth_getTransactionByHash', [after.transactions[0]])).toBe(null)
     // State at a block below the pin is the remote's at that block.
     expect(await forkCall('eth_getBalance', [recipients[0], '0x1'])).toBe(await remoteCall('eth_getBalance', [recipients[0], '0x1']))
   })
