@@ -85,6 +85,9 @@ describe('fork: reads at the pin', () => {
     // Before a local seal, `latest` is the upstream's fork block, with its transactions.
     expect(await forkCall('eth_getBlockByNumber', ['latest', true])).toEqual(await remoteCall('eth_getBlockByNumber', [hex(pin), true]))
     expect(fork.node.fork!.blockHash).toBe((await remoteCall('eth_getBlockByNumber', [hex(pin), false])).hash)
+    const { fork: status } = await forkCall('devnet_status')
+    expect(status).toMatchObject({ upstream: remote.url, chainId: '0x7a69', blockNumber: hex(pin), blockHash: fork.node.fork!.blockHash })
+    expect(status.remoteCalls.http).toBeGreaterThan(0)
   })
 
   test('balances, nonces, code and storage equal the remote at the pin', async () => {

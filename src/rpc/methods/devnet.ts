@@ -87,6 +87,18 @@ export const devnetMethods: MethodDef[] = [
         pool: node.pool.size(),
         mining: mode,
         clock: { kind: node.clock.kind, now: q(node.clock.now()) },
+        // On a fork: where it reads from, and what that cost so far (HTTP requests, JSON-RPC requests, retries).
+        ...(node.fork
+          ? {
+              fork: {
+                upstream: node.fork.upstream,
+                chainId: q(node.fork.upstreamChainId),
+                blockNumber: q(node.fork.blockNumber),
+                blockHash: node.fork.blockHash,
+                remoteCalls: { ...node.fork.remote.stats },
+              },
+            }
+          : {}),
       }
     },
   }),
