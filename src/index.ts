@@ -143,7 +143,7 @@ export async function resolveConfig(options: DevnetOptions = {}, sources: Config
  */
 export async function createDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<Devnet> {
   const { config, node } = await buildNode(await resolveConfig(options, sources))
-  return withDispatcher(config, node).devnet
+  return withDispatcher({ config, node }).devnet
 }
 
 /**
@@ -151,12 +151,30 @@ export async function createDevnet(options: DevnetOptions = {}, sources: ConfigS
  * devnet_checkAuthorization runs the payments library through this very
  * dispatcher (src/ui/checkAuthorization.ts), hence the late binding.
  */
-function withDispatcher(config: DevnetConfig, node: Node) {
+function withDispatcher(holder: { config: DevnetConfig; node: Node }) {
+  const { config } = holder
   let devnet: Devnet | undefined
   const check = createCheckAuthorizationMethod({ request: () => devnet!.request, token: config.token.address })
-  const dispatcher = createDispatcher(node, [...allMethods, check], { debug: config.debug })
-  devnet = wrap(config, node, dispatcher)
+  const dispatcher = createDispatcher(holder.node, [...allMethods, check], { debug: config.debug, refork: reforker(holder) })
+  devnet = wrap(holder, dispatcher)
   return { dispatcher, devnet }
+}
+
+/**
+ * anvil_reset with `forking`: builds a node forking the given URL and block
+ * with the same settings, closes the old one and puts the new one in its
+ * place (the Devnet's `node` follows).
+ */
+function reforker(holder: { config: DevnetConfig; node: Node }) {
+  return async (forking: { url: string; blockNumber: bigint | 'latest' }) => {
+    const previous = holder.config.fork
+    const fork = { url: forking.url, blockNumber: forking.blockNumber, cacheDir: previous?.cacheDir, chainId: previous?.chainId, offline: previous?.offline ?? false }
+    const next = await buildNode(Object.freeze({ ...holder.config, fork, fixture: undefined, genesis: undefined }))
+    await holder.node.close()
+    holder.config = next.config
+    holder.node = next.node
+    return next.node
+  }
 }
 
 /**
@@ -172,13 +190,23 @@ async function buildNode(resolved: DevnetConfig): Promise<{ config: DevnetConfig
     fixture = (await readFixtureFile(resolved.fixture)).fixture
   }
   const config = fixture ? configWithFixture(resolved, fixture) : resolved
+  if (config.fork) {
+    if (config.genesis || fixture) throw new ConfigError('"fork" cannot be combined with "genesis" or "fixture"')
+    const { openFork } = await import('./node/fork/open.js')
+    const { deriveAccounts } = await import('./node/accounts.js')
+    const { fork, imported } = await openFork(config, deriveAccounts(config.mnemonic, config.accounts))
+    // The config says the chain id the fork runs under: the upstream's, or --fork-chain-id's.
+    const forked = Object.freeze({ ...config, chainId: imported.common.chainId() })
+    return { config: forked, node: await createNode(forked, { imported, fork }) }
+  }
   const imported = await importFiles(config)
   const node = await createNode(config, { imported })
   if (fixture) await loadFixture(node, fixture)
   return { config, node }
 }
 
-function wrap(config: DevnetConfig, node: Node, dispatcher: Dispatcher): Devnet {
+function wrap(holder: { config: DevnetConfig; node: Node }, dispatcher: Dispatcher): Devnet {
+  const { config } = holder
   const request: RequestFn = async ({ method, params }) => {
     try {
       return await dispatcher.call(method, params ?? [])
@@ -188,31 +216,35 @@ function wrap(config: DevnetConfig, node: Node, dispatcher: Dispatcher): Devnet 
     }
   }
   const chain = defineChain({
-    id: Number(node.chainId),
+    id: Number(holder.node.chainId),
     name: 'devnet',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [`http://${config.host}:${config.port}`] } },
   })
   return {
-    config,
-    node,
+    get config() {
+      return holder.config
+    },
+    get node() {
+      return holder.node
+    },
     request,
     requestRaw: (payload) => dispatcher.handle(payload),
     chain,
     token: { address: config.token.address },
-    accounts: node.accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
+    accounts: holder.node.accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
     async seal() {
-      const block = await node.seal()
+      const block = await holder.node.seal()
       return { number: block.number, hash: block.hash }
     },
     async preconfirm() {
-      const { snapshot, added } = await node.preconfirm()
+      const { snapshot, added } = await holder.node.preconfirm()
       return { number: snapshot.number, index: snapshot.index, transactions: added }
     },
     async close() {
       // `dumpFixture` in the config: the chain is written on the way out (CLI --dump-fixture).
-      await node.close()
-      if (config.dumpFixture) await dumpFixtureToFile(node, config.dumpFixture)
+      await holder.node.close()
+      if (config.dumpFixture) await dumpFixtureToFile(holder.node, config.dumpFixture)
     },
   }
 }
@@ -226,15 +258,17 @@ export type StartedDevnet = Devnet & { url: string; wsUrl: string; port: number 
  */
 export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<StartedDevnet> {
   const { config, node } = await buildNode(await resolveConfig(options, { base: { port: 0 }, ...sources }))
-  const { dispatcher, devnet } = withDispatcher(config, node)
+  const holder = { config, node }
+  const { dispatcher, devnet } = withDispatcher(holder)
   // The live page (`ui`, on by default): routes only; nothing listens to the node until a browser subscribes.
   const routes = config.ui ? (await import('./ui/serve.js')).createPageRoutes() : undefined
   const app = createHttpApp(dispatcher, config, routes)
   const server = await listen(app, config)
   const attach = (await import('./server/ws.js').catch(() => undefined))?.attachWebSocket
+  // Subscriptions follow the node the server started with (a refork does not move open subscriptions).
   const ws = attach?.(server.server, dispatcher, node)
   const url = server.url
-  return {
+  const started: StartedDevnet = {
     ...devnet,
     chain: { ...devnet.chain, rpcUrls: { default: { http: [url] } } },
     url,
@@ -242,11 +276,15 @@ export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSo
     port: server.port,
     async close() {
       ws?.close()
-      await node.close()
-      if (config.dumpFixture) await dumpFixtureToFile(node, config.dumpFixture)
+      await holder.node.close()
+      if (config.dumpFixture) await dumpFixtureToFile(holder.node, config.dumpFixture)
       await server.close()
     },
   }
+  // The spread copied `node` and `config` once: keep them following a refork.
+  Object.defineProperty(started, 'node', { get: () => holder.node, enumerable: true })
+  Object.defineProperty(started, 'config', { get: () => holder.config, enumerable: true })
+  return started
 }
 
 export type { Node }

@@ -31,6 +31,11 @@ Options:
                          settling from the last dev account
   --x402-port N          its port (default 8402; 0 = any free port); implies --x402-facilitator
   --x402-wait-for WHEN   preconfirmed | sealed: the receipt /settle answers on (default preconfirmed)
+  --fork-url URL         fork a live chain: its state and history are read lazily from URL
+  --fork-block N|latest  the fork block (default latest)
+  --fork-cache DIR       where upstream reads are cached (default ~/.devnet/fork-cache)
+  --fork-chain-id N      re-id the fork (default: the upstream's chain id)
+  --fork-offline         read only the fork cache (replay a recorded fork without the upstream)
   --debug                send internal error details to clients; print stack traces
   --quiet                print only the listening line
   --version              print the version
@@ -83,6 +88,7 @@ async function main(argv: string[]) {
     const { options, sources } = startInputs(values, { onWarning: (line) => console.error(`devnet: warning: ${line}`) })
     // Named in a fixture error's line (the error itself does not carry the path).
     fixture = values.fixture ?? (options.configFile ? readConfigFile(options.configFile).fixture : undefined)
+    if (values['fork-url'] !== undefined) console.error('devnet: forking, reading the upstream chain...')
     devnet = await startDevnet(options, sources)
   } catch (error) {
     return failWith(error)
@@ -93,7 +99,8 @@ async function main(argv: string[]) {
       '',
       `   devnet: a local chain with ${config.preconfInterval} ms pre-confirmations`,
       '',
-      `Chain ID:        ${config.chainId}`,
+      `Chain ID:        ${devnet.node.chainId}`,
+      ...forkBanner(devnet.node),
       `RPC URL:         ${devnet.url}`,
       `Mining:          ${config.mining.type}${config.mining.type === 'interval' ? ` (block time ${config.mining.blockTime} ms, pre-confirmation every ${config.mining.preconfInterval} ms)` : ''}`,
       `Block time:      ${config.blockTime} ms`,
@@ -101,7 +108,9 @@ async function main(argv: string[]) {
       `Clock:           ${config.clock}`,
       ...(config.fixture ? [`Fixture:         ${config.fixture} (head ${devnet.node.chain.height()})`] : []),
       ...(config.dumpFixture ? [`Dump on exit:    ${config.dumpFixture}`] : []),
-      `Token:           ${config.token.name} (${config.token.symbol}) at ${config.token.address}`,
+      devnet.node.fork
+        ? `Token:           whatever the upstream holds at ${config.token.address} (no predeploy on a fork)`
+        : `Token:           ${config.token.name} (${config.token.symbol}) at ${config.token.address}`,
       '',
       'Available accounts',
       '==================',
@@ -132,6 +141,30 @@ async function main(argv: string[]) {
   process.on('SIGINT', shutdown)
   process.on('SIGTERM', shutdown)
   console.log(`Listening on ${devnet.url}`)
+}
+
+/**
+ * The banner lines of a fork. A fork keeps the upstream's chain id, as every
+ * peer does, so a signature made here (a transfer authorization, a permit)
+ * is valid on the real chain: said plainly, with the way out.
+ */
+function forkBanner(node: Awaited<ReturnType<typeof startDevnet>>['node']): string[] {
+  const fork = node.fork
+  if (!fork) return []
+  const reid = node.chainId !== fork.upstreamChainId
+  return [
+    `Fork:            ${fork.upstream} at block ${fork.blockNumber} (${fork.blockHash})`,
+    `Fork cache:      ${fork.cache.file ?? 'memory only'}${node.config.fork?.offline ? ' (offline: only what it recorded)' : ''}`,
+    reid
+      ? `Chain ID:        re-id'd from ${fork.upstreamChainId}: signatures made here are not valid on the upstream chain`
+      : `WARNING:         this fork keeps chain id ${fork.upstreamChainId}: anything signed here (transactions, EIP-3009`,
+    ...(reid
+      ? []
+      : [
+          '                 authorizations, permits) is valid on the real chain too. Use test keys only,',
+          '                 or --fork-chain-id N to re-id the fork.',
+        ]),
+  ]
 }
 
 /**

@@ -19,6 +19,11 @@ export const startFlags = {
   forkchoice: { type: 'string' },
   fixture: { type: 'string' },
   'dump-fixture': { type: 'string' },
+  'fork-url': { type: 'string' },
+  'fork-block': { type: 'string' },
+  'fork-cache': { type: 'string' },
+  'fork-chain-id': { type: 'string' },
+  'fork-offline': { type: 'boolean' },
   'no-ui': { type: 'boolean' },
   'x402-facilitator': { type: 'boolean' },
   'x402-port': { type: 'string' },
@@ -67,6 +72,8 @@ export function flagLayer(values: StartValues): ConfigInput {
   if (values.forkchoice !== undefined) cli.forkchoice = values.forkchoice
   if (values.fixture !== undefined) cli.fixture = values.fixture
   if (values['dump-fixture'] !== undefined) cli.dumpFixture = values['dump-fixture']
+  const fork = forkFlags(values)
+  if (fork) cli.fork = fork
   if (values['no-ui']) cli.ui = false
   if (values.debug) cli.debug = true
   if (values.quiet) cli.quiet = true
@@ -79,7 +86,7 @@ const flagNames: Record<string, string> = {
   port: '--port', host: '--host', chainId: '--chain-id', blockTime: '--block-time',
   preconfInterval: '--preconf-interval', mining: '--mining', clock: '--clock', preset: '--preset',
   genesis: '--genesis', import: '--import', forkchoice: '--forkchoice', fixture: '--fixture',
-  dumpFixture: '--dump-fixture', ui: '--no-ui', debug: '--debug', quiet: '--quiet',
+  dumpFixture: '--dump-fixture', fork: '--fork-url', ui: '--no-ui', debug: '--debug', quiet: '--quiet',
 }
 
 /**
@@ -101,4 +108,19 @@ export function startInputs(values: StartValues, hooks: { onWarning?: (line: str
       onWarning: hooks.onWarning,
     },
   }
+}
+
+/** The `fork` key of the flag layer: only the --fork-* flags given, over the file's `fork` key by key. */
+function forkFlags(values: StartValues): ConfigInput['fork'] {
+  const block = values['fork-block']
+  if (block !== undefined && block !== 'latest' && !/^\d+$/.test(block))
+    throw new UsageError(`invalid value for --fork-block: ${JSON.stringify(block)} (expected an integer or "latest")`)
+  const fork: Record<string, unknown> = {}
+  if (values['fork-url'] !== undefined) fork.url = values['fork-url']
+  if (block !== undefined) fork.blockNumber = block
+  if (values['fork-cache'] !== undefined) fork.cacheDir = values['fork-cache']
+  if (values['fork-chain-id'] !== undefined) fork.chainId = int('fork-chain-id', values['fork-chain-id'])
+  if (values['fork-offline']) fork.offline = true
+  if (Object.keys(fork).length === 0) return undefined
+  return fork as ConfigInput['fork']
 }

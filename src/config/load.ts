@@ -64,6 +64,16 @@ export type ConfigInput = {
   fixture?: string | undefined
   dumpFixture?: string | undefined
   preset?: string | undefined
+  /** Fork a live chain: `{ url, blockNumber?, cacheDir?, chainId? }`. */
+  fork?:
+    | {
+        url: string
+        blockNumber?: number | string | bigint | 'latest' | undefined
+        cacheDir?: string | undefined
+        chainId?: number | string | bigint | undefined
+        offline?: boolean | undefined
+      }
+    | undefined
 }
 
 /**
@@ -77,12 +87,13 @@ export const knownKeys = {
     'mining', 'blockTime', 'preconfInterval', 'clock', 'genesisTimestamp',
     'gasLimit', 'baseFee', 'rpcGasCap', 'token', 'cors', 'ui', 'bodyLimit', 'debug',
     'quiet', 'logs', 'simulate', 'genesis', 'import', 'forkchoice', 'fixture',
-    'dumpFixture', 'preset', '$schema', '//',
+    'dumpFixture', 'preset', 'fork', '$schema', '//',
   ],
   mining: ['type', 'blockTime', 'preconfInterval'],
   token: ['address', 'name', 'symbol', 'balance', 'admin'],
   logs: ['maxBlockRange', 'maxResults'],
   // `timestampIncrement` is the key's earlier name, still accepted.
+  fork: ['url', 'blockNumber', 'cacheDir', 'chainId', 'offline'],
   simulate: ['computeStateRoot', 'timestampStep', 'timestampIncrement'],
 } as const
 
@@ -228,7 +239,25 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
   }
   for (const key of ['genesis', 'import', 'forkchoice', 'fixture', 'dumpFixture'] as const)
     if (has(key)) c[key] = toStr(key, i[key])
+  // Key by key over a lower layer's fork (a --fork-block flag keeps the file's cacheDir).
+  if (has('fork')) c.fork = toFork(c.fork && typeof i.fork === 'object' && i.fork !== null ? { ...c.fork, ...i.fork } : i.fork)
   return c
+}
+
+function toFork(value: unknown): DevnetConfig['fork'] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('fork', 'expected an object')
+  const o = value as Record<string, unknown>
+  checkKeys('fork', o, ['url', 'blockNumber', 'cacheDir', 'chainId', 'offline'])
+  const url = toStr('fork.url', o.url)
+  if (!/^https?:\/\//.test(url)) fail('fork.url', `expected an http(s) URL, got ${JSON.stringify(url)}`)
+  const block = o.blockNumber
+  return {
+    url,
+    blockNumber: block === undefined || block === 'latest' ? 'latest' : toBig('fork.blockNumber', block),
+    cacheDir: o.cacheDir === undefined ? undefined : toStr('fork.cacheDir', o.cacheDir),
+    chainId: o.chainId === undefined ? undefined : toBig('fork.chainId', o.chainId),
+    offline: o.offline === undefined ? false : toBool('fork.offline', o.offline),
+  }
 }
 
 /** Refuses configurations that would make devnet signatures valid on a real chain. */

@@ -24,6 +24,22 @@ export type TokenConfig = {
   admin: Address | undefined
 }
 
+/**
+ * Forking a live chain: state and history below the fork block are read from
+ * `url` lazily; local blocks continue from `blockNumber`.
+ */
+export type ForkConfig = {
+  url: string
+  /** The fork block; 'latest' pins the upstream's head at start. */
+  blockNumber: bigint | 'latest'
+  /** Where upstream reads are cached per chain id and fork block; undefined: ~/.devnet/fork-cache. */
+  cacheDir: string | undefined
+  /** Re-ids the fork (signatures made on it are then not valid on the upstream chain); undefined keeps the upstream's. */
+  chainId: bigint | undefined
+  /** Read only the cache: replay a fork recorded earlier (same url and block) without the upstream. */
+  offline: boolean
+}
+
 /** The whole, validated configuration of one devnet. */
 export type DevnetConfig = {
   chainId: bigint
@@ -69,6 +85,8 @@ export type DevnetConfig = {
   dumpFixture: string | undefined
   preset: string | undefined
   extraData: Hex
+  /** Fork a live chain instead of starting from the dev genesis. */
+  fork: ForkConfig | undefined
 }
 
 /** Mnemonic of the accounts Anvil and Hardhat prefund, so existing scripts work. */
@@ -116,6 +134,7 @@ export const defaultConfig: DevnetConfig = {
   dumpFixture: undefined,
   preset: undefined,
   extraData: '0x',
+  fork: undefined,
 }
 
 /**

@@ -13,6 +13,8 @@ import './trieNodeCodec.js'
 /** Where BLOCKHASH looks up earlier blocks: the node's chain, or a simulation's. */
 export type BlockSource = {
   blockByNumber(number: bigint): { block: Block } | undefined
+  /** On a fork: the hash of a block below the fork block, from the upstream. */
+  remoteBlockHash?: ((number: bigint) => Promise<Uint8Array>) | undefined
 }
 
 /**
@@ -25,6 +27,11 @@ export function blockchainOf(source: BlockSource) {
     async getBlock(id: number | bigint | Uint8Array) {
       if (id instanceof Uint8Array) throw new Error('block lookup by hash is not supported here')
       const found = source.blockByNumber(BigInt(id))
+      if (!found && source.remoteBlockHash) {
+        // BLOCKHASH only asks for hash(): a block below a fork point is known by its hash alone.
+        const hash = await source.remoteBlockHash(BigInt(id))
+        return { hash: () => hash } as unknown as Block
+      }
       if (!found) throw new Error(`block ${id} not found`)
       return found.block
     },

@@ -41,6 +41,11 @@ export type ChainReader = {
    * links back to the chain instead of copying it.
    */
   parentOf(block: StoredBlock): StoredBlock | undefined
+  /**
+   * On a fork, the hash of a block below the fork point (the chain's first
+   * block), read from the upstream: BLOCKHASH reaches below the fork.
+   */
+  remoteBlockHash?: ((number: bigint) => Promise<Uint8Array>) | undefined
 }
 
 export type Chain = ChainReader & {
@@ -83,8 +88,13 @@ export function storedBlock(executed: ExecutedBlock): StoredBlock {
  * Blocks are append-only except for `truncate`, which reorgs, snapshots and
  * fixture loads use; a block is never changed in place.
  */
-export function createChain(genesis: Block | ExecutedBlock): Chain {
+export function createChain(
+  genesis: Block | ExecutedBlock,
+  options: { remoteBlockHash?: ((number: bigint) => Promise<Uint8Array>) | undefined } = {},
+): Chain {
   const blocks: StoredBlock[] = []
+  // The first block's number: 0, or on a fork the fork block's (the blocks below it are the upstream's).
+  const first = ('block' in genesis ? genesis.block : genesis).header.number
   const byHash = new Map<Hex, StoredBlock>()
   const txs = new Map<Hex, { block: StoredBlock; index: number }>()
   // Weak, so a block left behind by a truncate is freed once no snapshot holds a descendant.
@@ -94,8 +104,8 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
   const logs = createLogIndex()
 
   const attach = (stored: StoredBlock) => {
-    if (stored.number !== BigInt(blocks.length))
-      throw new Error(`block ${stored.number} does not follow head ${blocks.length - 1}`)
+    if (stored.number !== first + BigInt(blocks.length))
+      throw new Error(`block ${stored.number} does not follow head ${first + BigInt(blocks.length) - 1n}`)
     blocks.push(stored)
     byHash.set(stored.hash, stored)
     stored.txs.forEach((tx: ExecutedTx, index) => txs.set(tx.hash, { block: stored, index }))
@@ -113,20 +123,22 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
   }
   append('block' in genesis ? genesis : { block: genesis, txs: [] })
 
-  const at = (number: bigint) => (number >= 0n && number < BigInt(blocks.length) ? blocks[Number(number)] : undefined)
-  const clamp = (n: bigint) => (n < BigInt(blocks.length) ? n : BigInt(blocks.length - 1))
+  const top = () => first + BigInt(blocks.length) - 1n
+  const at = (number: bigint) => (number >= first && number <= top() ? blocks[Number(number - first)] : undefined)
+  const clamp = (n: bigint) => (n < first ? first : n <= top() ? n : top())
 
   return {
     head: () => blocks[blocks.length - 1]!,
     genesis: () => blocks[0]!,
-    height: () => BigInt(blocks.length - 1),
+    height: top,
+    remoteBlockHash: options.remoteBlockHash,
     blockByNumber: at,
     logs,
     blockByHash: (hash) => byHash.get(hash.toLowerCase() as Hex),
     txLocation: (hash) => txs.get(hash.toLowerCase() as Hex),
     // Devnet has no consensus layer: safe and finalized follow the head unless a forkchoice pins them.
-    safe: () => at(clamp(safe === 0n ? BigInt(blocks.length - 1) : safe))!,
-    finalized: () => at(clamp(finalized === 0n ? BigInt(blocks.length - 1) : finalized))!,
+    safe: () => at(clamp(safe === 0n ? top() : safe))!,
+    finalized: () => at(clamp(finalized === 0n ? top() : finalized))!,
     parentOf: (block) => parents.get(block),
     append,
     appendStored,
@@ -146,7 +158,9 @@ export function createChain(genesis: Block | ExecutedBlock): Chain {
       return head
     },
     truncate(number) {
-      const removed = blocks.splice(Number(number) + 1)
+      // first - 1 empties the chain (a snapshot restore or fixture load puts blocks back at once).
+      if (number < first - 1n) throw new Error(`cannot truncate to block ${number}: the chain starts at ${first}`)
+      const removed = blocks.splice(Number(number - first) + 1)
       logs.truncate(number)
       for (const block of removed) {
         byHash.delete(block.hash)

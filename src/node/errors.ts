@@ -1,4 +1,5 @@
 import { DevnetError } from '../errors/base.js'
+import type { ForkRemoteError } from './fork/remote.js'
 
 /**
  * Domain errors of the node. Each has a unique literal `name`, which
@@ -106,6 +107,7 @@ export class SimulateError extends DevnetError {
 }
 
 export type NodeError =
+  | ForkRemoteError
   | NonceTooLowError
   | NonceTooHighError
   | InsufficientFundsError

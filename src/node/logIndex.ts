@@ -115,6 +115,10 @@ export function createLogIndex() {
   const blockStart: number[] = [0]
   const byAddress = new Map<string, number[]>()
   const byTopic: Map<string, number[]>[] = [new Map(), new Map(), new Map(), new Map()]
+  // The first indexed block's number: 0, or a fork's fork block (the logs below it are the upstream's).
+  let first: bigint | undefined
+  /** Index into blockStart of block `n` (blocks below the first count as the first). */
+  const at = (n: bigint) => (first === undefined || n < first ? 0 : Number(n - first))
 
   const push = (map: Map<string, number[]>, key: string, position: number) => {
     const list = map.get(key)
@@ -151,8 +155,9 @@ export function createLogIndex() {
   return {
     /** Adds a block's logs; blocks must come in order. */
     append(block: StoredBlock) {
-      if (BigInt(blockStart.length - 1) !== block.number)
-        throw new Error(`log index: block ${block.number} does not follow ${blockStart.length - 2}`)
+      first ??= block.number
+      if (first + BigInt(blockStart.length - 1) !== block.number)
+        throw new Error(`log index: block ${block.number} does not follow ${first + BigInt(blockStart.length - 2)}`)
       for (const log of logsOf(block)) {
         const position = logs.length
         logs.push(log)
@@ -165,7 +170,8 @@ export function createLogIndex() {
     },
     /** Drops every block above `number`. */
     truncate(number: bigint) {
-      const keep = Number(number) + 1
+      // Below the first block: everything goes (a snapshot restore or fixture load re-appends from it).
+      const keep = first !== undefined && number < first ? 0 : at(number) + 1
       if (keep >= blockStart.length - 1) return
       const end = blockStart[keep]!
       for (let position = logs.length - 1; position >= end; position--) {
@@ -180,7 +186,7 @@ export function createLogIndex() {
     },
     /** Number of logs in blocks [from, to]. */
     countInRange(from: bigint, to: bigint) {
-      return blockStart[Number(to) + 1]! - blockStart[Number(from)]!
+      return (blockStart[at(to) + 1] ?? logs.length) - blockStart[at(from)]!
     },
     /**
      * Logs in blocks [from, to] that match `query`, in chain order. With
@@ -188,8 +194,8 @@ export function createLogIndex() {
      * block where that happened.
      */
     query(query: LogQuery, from: bigint, to: bigint, limit?: number): { logs: IndexedLog[]; overflowAt?: bigint } {
-      const start = blockStart[Number(from)] ?? logs.length
-      const end = blockStart[Number(to) + 1] ?? logs.length
+      const start = blockStart[at(from)] ?? logs.length
+      const end = to < (first ?? 0n) ? start : (blockStart[at(to) + 1] ?? logs.length)
       // The two keys with the fewest positions in range: their posting lists are intersected, the rest is checked per log.
       const keys: { map: Map<string, number[]>; keys: ReadonlySet<string>; n: number }[] = []
       if (query.addresses) keys.push({ map: byAddress, keys: query.addresses, n: count(byAddress, query.addresses, start, end) })
@@ -218,7 +224,8 @@ export function createLogIndex() {
     },
     /** The logs of one indexed block, in order. */
     ofBlock(number: bigint): IndexedLog[] {
-      const n = Number(number)
+      if (first !== undefined && number < first) return []
+      const n = at(number)
       if (n + 1 >= blockStart.length) return []
       return logs.slice(blockStart[n]!, blockStart[n + 1]!)
     },

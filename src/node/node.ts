@@ -27,10 +27,12 @@ import {
   FeeCapTooLowError,
   InsufficientFundsError,
   IntrinsicGasTooLowError,
+  InvalidInputError,
   NonceTooLowError,
   TxRejectedError,
 } from './errors.js'
 import { createEvents } from './events.js'
+import type { Fork } from './fork/open.js'
 import { type SavedFilters, createFilterStore } from './filters.js'
 import { createPool } from './pool.js'
 import { createPreconf } from './preconf.js'
@@ -48,6 +50,10 @@ export type ImportedChain = {
   blocks: ExecutedBlock[]
   safe?: bigint | undefined
   finalized?: bigint | undefined
+  /** The root reads at the first block use, when it is not the header's (a fork's local state). */
+  stateRoot?: Uint8Array | undefined
+  /** A fork's hashes of the blocks below its first block (BLOCKHASH). */
+  remoteBlockHash?: ((number: bigint) => Promise<Uint8Array>) | undefined
 }
 
 
@@ -101,8 +107,11 @@ function paymentContractsGenesis(common: Common, config: DevnetConfig, accounts:
  * write queue. Nothing here is shared between nodes, so many can run in one
  * process.
  */
-export async function createNode(config: DevnetConfig, options: { imported?: ImportedChain | undefined } = {}) {
-  const { imported } = options
+export async function createNode(
+  config: DevnetConfig,
+  options: { imported?: ImportedChain | undefined; fork?: Fork | undefined } = {},
+) {
+  const { imported, fork } = options
   // Hashing switches to the WebAssembly keccak once it is compiled (src/evm/keccak.ts).
   await keccakReady
   const common = imported?.common ?? createDevCommon(config.chainId, config.hardfork)
@@ -111,7 +120,8 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
   let chain: Chain
   if (imported) {
     state = imported.state
-    chain = createChain(imported.genesisBlock)
+    chain = createChain(imported.genesisBlock, { remoteBlockHash: imported.remoteBlockHash })
+    if (imported.stateRoot) chain.replaceHeadState(imported.stateRoot)
     for (const block of imported.blocks) chain.append(block)
     if (imported.safe !== undefined || imported.finalized !== undefined)
       chain.setForkchoice(imported.safe ?? chain.height(), imported.finalized ?? chain.height())
@@ -289,6 +299,9 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
    */
   async function rewind(number: bigint): Promise<StoredBlock[]> {
     if (number > chain.height()) return []
+    const first = chain.genesis().number
+    if (number < first)
+      throw new InvalidInputError(`cannot remove block ${first}: it is the first block of this chain (on a fork, the fork block)`)
     const removed = chain.truncate(number)
     const head = chain.head()
     await preconf.start(head, nextTimestamp(head), { reuseState: false })
@@ -358,6 +371,8 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
 
   const node = {
     config,
+    /** Set when this chain forks a live one: its upstream, fork block and read cache. */
+    fork,
     common,
     chainId: common.chainId(),
     accounts,
@@ -423,6 +438,7 @@ export async function createNode(config: DevnetConfig, options: { imported?: Imp
       sealer.stop()
       filters.close()
       await queue.idle()
+      fork?.cache.close()
     },
     /** Changes the head's state outside any transaction, through the queue (cheats). */
     cheat: (change: (state: StateManagerInterface) => Promise<void>) => queue.run(() => cheat(change)),

@@ -75,8 +75,10 @@ export function createSnapshots(deps: {
       block = chain.parentOf(block)
     }
     // Walking past genesis means the genesis object itself differs (a cheat on a fresh chain): replace it too.
-    if (!block && path[path.length - 1]!.number !== 0n) throw new Error('snapshot head is not connected to the chain')
-    const removed = chain.truncate(block ? block.number : -1n)
+    // The first block is 0, or on a fork the fork block.
+    const first = chain.genesis().number
+    if (!block && path[path.length - 1]!.number !== first) throw new Error('snapshot head is not connected to the chain')
+    const removed = chain.truncate(block ? block.number : first - 1n)
     for (const b of path.reverse()) chain.reattach(b)
     // A block that comes back with the same hash (only its cheat state differed) did not leave the chain.
     const back = new Set(path.map((b) => b.hash))

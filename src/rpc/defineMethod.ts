@@ -2,7 +2,16 @@ import type { Node } from '../node/node.js'
 import { decodeParams } from './codecs.js'
 
 /** What a method handler gets besides its decoded params. */
-export type MethodContext = { node: Node; debug: boolean }
+export type MethodContext = {
+  node: Node
+  debug: boolean
+  /**
+   * Replaces the node with a fork of `forking.url` at `forking.blockNumber`
+   * (anvil_reset / hardhat_reset with `forking`); absent where the host
+   * cannot build nodes.
+   */
+  refork?: ((forking: { url: string; blockNumber: bigint | 'latest' }) => Promise<Node>) | undefined
+}
 
 export type MethodDef = {
   method: string

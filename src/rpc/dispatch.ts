@@ -1,6 +1,7 @@
 import type { Node } from '../node/node.js'
 import { InvalidRequestError, MethodNotFoundError } from './errors.js'
-import type { MethodDef } from './defineMethod.js'
+import type { MethodContext, MethodDef } from './defineMethod.js'
+import { routeToUpstream } from './forkRoute.js'
 import { toRpcError } from './toRpcError.js'
 
 export type JsonRpcResponse =
@@ -18,15 +19,30 @@ export type Dispatcher = {
 const validId = (id: unknown) => id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
 
 /** A `Map`, not an object: `constructor` and `__proto__` are never methods. */
-export function createDispatcher(node: Node, methods: MethodDef[], options: { debug: boolean }): Dispatcher {
+export function createDispatcher(
+  node: Node,
+  methods: MethodDef[],
+  options: { debug: boolean; refork?: MethodContext['refork'] },
+): Dispatcher {
   const table = new Map(methods.map((m) => [m.method, m]))
-  const context = { node, debug: options.debug }
+  const context: MethodContext = { node, debug: options.debug }
+  // A reset onto another fork replaces the node every later request reaches.
+  if (options.refork) {
+    const refork = options.refork
+    context.refork = async (forking) => (context.node = await refork(forking))
+  }
   const log = (error: unknown) => console.error('devnet: internal error:', error)
 
-  const call = async (method: string, params: unknown) => {
+  const callLocal = async (method: string, params: unknown) => {
     const def = table.get(method)
     if (!def) throw new MethodNotFoundError(method)
     return def.call(context, params)
+  }
+  // On a fork, requests about the upstream's history are answered there (rpc/forkRoute.ts).
+  const call = async (method: string, params: unknown) => {
+    if (!context.node.fork) return callLocal(method, params)
+    const routed = await routeToUpstream(context.node, method, params, callLocal)
+    return routed.routed ? routed.result : callLocal(method, params)
   }
 
   const one = async (request: unknown): Promise<JsonRpcResponse | undefined> => {

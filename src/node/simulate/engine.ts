@@ -114,6 +114,7 @@ async function runBlocks(
       const block = simulated.get(number)
       return block ? { block } : deps.chain.blockByNumber(number)
     },
+    remoteBlockHash: deps.chain.remoteBlockHash,
   }
   const blockchain = blockchainOf(source)
   ;(vm as unknown as { blockchain: unknown }).blockchain = blockchain

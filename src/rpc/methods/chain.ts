@@ -87,7 +87,9 @@ export const chainMethods: MethodDef[] = [
       const view = node.views.resolve(newest)
       const last = view.kind === 'pending' ? node.chain.height() : view.number
       const n = count > 1024n ? 1024n : count
-      const first = last - n + 1n < 0n ? 0n : last - n + 1n
+      // The chain's first block is 0, or a fork's fork block (the history below it is the upstream's).
+      const floor = node.chain.genesis().number
+      const first = last - n + 1n < floor ? floor : last - n + 1n
       const maxBlob = (() => {
         try {
           return node.common.getBlobGasSchedule().maxBlobGasPerBlock

@@ -88,6 +88,18 @@ export const devnetMethods: MethodDef[] = [
         mining: mode,
         clock: { kind: node.clock.kind, now: q(node.clock.now()) },
         token: { address: node.config.token.address, name: node.config.token.name, symbol: node.config.token.symbol, decimals: 6 },
+        // On a fork: where it reads from, and what that cost so far (HTTP requests, JSON-RPC requests, retries).
+        ...(node.fork
+          ? {
+              fork: {
+                upstream: node.fork.upstream,
+                chainId: q(node.fork.upstreamChainId),
+                blockNumber: q(node.fork.blockNumber),
+                blockHash: node.fork.blockHash,
+                remoteCalls: { ...node.fork.remote.stats },
+              },
+            }
+          : {}),
       }
     },
   }),

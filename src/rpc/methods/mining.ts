@@ -182,16 +182,26 @@ export const miningMethods: MethodDef[] = [
     hardhat: ['hardhat_reset'],
     params: [anyValue],
     required: 0,
-    handler: ({ node }, [options]) => {
+    handler: async ({ node, refork }, [options]) => {
       if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options)))
         throw new InvalidParamsError('invalid argument 0: want an options object')
       // viem sends `forking: { blockNumber: null }` for a plain reset; only a URL or a block number asks for a fork.
       const forking = (options as { forking?: { jsonRpcUrl?: unknown; blockNumber?: unknown } } | undefined)?.forking
-      if (forking && (forking.jsonRpcUrl != null || typeof forking.blockNumber === 'number'))
-        throw new InvalidParamsError('forking is not supported: devnet runs its own chain and never forks a remote one')
+      if (forking && (forking.jsonRpcUrl != null || forking.blockNumber != null)) {
+        const url = forking.jsonRpcUrl ?? node.fork?.url
+        if (typeof url !== 'string' || !/^https?:\/\//.test(url))
+          throw new InvalidParamsError('invalid argument 0: forking.jsonRpcUrl must be an http(s) URL')
+        const block = forking.blockNumber
+        if (block != null && !(typeof block === 'number' && Number.isSafeInteger(block) && block >= 0) && !(typeof block === 'string' && /^(0x[0-9a-fA-F]+|\d+)$/.test(block)))
+          throw new InvalidParamsError('invalid argument 0: forking.blockNumber must be a block number')
+        if (!refork) throw new InvalidParamsError('forking is not supported by this host')
+        // A new fork replaces the node: the chain, the pool and every snapshot of the old one are gone, as on Anvil.
+        await refork({ url, blockNumber: block == null ? 'latest' : BigInt(block as number | string) })
+        return
+      }
       return node.snapshots.reset()
     },
   }),
-  unsupported('anvil_setRpcUrl', 'devnet never forks a remote chain'),
-  unsupported('hardhat_setRpcUrl', 'devnet never forks a remote chain'),
+  unsupported('anvil_setRpcUrl', 'switch the fork with anvil_reset({ forking: { jsonRpcUrl, blockNumber } })'),
+  unsupported('hardhat_setRpcUrl', 'switch the fork with hardhat_reset({ forking: { jsonRpcUrl, blockNumber } })'),
 ]

@@ -1,0 +1,153 @@
+/**
+ * `npm run bench:fork`: forking figures. A devnet in this process plays the
+ * upstream (token transfers, a few hundred blocks); every HTTP request to it
+ * goes through a counting proxy, so the remote calls of each forking node are
+ * counted the same way. Rows: time to first answer, first read of a cold
+ * account, a cached read, 100 token transfers on the fork, and a restart
+ * with a warm cache (time, remote calls). With `anvil` on the PATH, Anvil
+ * `--fork-url` runs against the same upstream in the same run. Asserts
+ * nothing; figures on a loaded machine are noise.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { encodeFunctionData } from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
+import { startDevnet } from '../src/index.js'
+
+const mnemonic = 'test test test test test test test test test test test junk'
+const sender = mnemonicToAccount(mnemonic, { addressIndex: 0 })
+
+async function rpc(url: string, method: string, params: unknown[] = []) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await response.json()) as { result?: any; error?: { message: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result
+}
+
+/** A proxy in front of the upstream that counts the HTTP requests it forwards. */
+async function countingProxy(target: string) {
+  let count = 0
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => (body += c))
+    req.on('end', async () => {
+      count++
+      const reply = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(await reply.text())
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    take: () => {
+      const n = count
+      count = 0
+      return n
+    },
+    close: () => new Promise((r) => server.close(r)),
+  }
+}
+
+type Node = { url: string; stop(): Promise<void> }
+type Starter = (upstream: string, block: bigint, cacheDir: string) => Promise<Node>
+
+const devnetStarter: Starter = async (upstream, block, cacheDir) => {
+  const d = await startDevnet({ mining: 'auto', quiet: true, fork: { url: upstream, blockNumber: Number(block), cacheDir } })
+  return { url: d.url, stop: () => d.close() }
+}
+
+const anvilStarter: Starter = async (upstream, block, cacheDir) => {
+  const port = 20000 + Math.floor(Math.random() * 20000)
+  const child = spawn('anvil', ['--fork-url', upstream, '--fork-block-number', String(block), '--port', String(port), '--silent'], {
+    stdio: 'ignore',
+    env: { ...process.env, FOUNDRY_CACHE_PATH: cacheDir },
+  })
+  const url = `http://127.0.0.1:${port}`
+  for (;;) {
+    try {
+      await rpc(url, 'eth_chainId')
+      break
+    } catch {
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+  return { url, stop: async () => void child.kill('SIGTERM') }
+}
+
+async function measure(name: string, start: Starter, upstream: string, proxy: Awaited<ReturnType<typeof countingProxy>>, pin: bigint, token: `0x${string}`) {
+  const cacheDir = mkdtempSync(join(tmpdir(), `fork-bench-${name}-`))
+  const cold = `0x${'c0'.repeat(20)}`
+  proxy.take()
+  let t = performance.now()
+  const node = await start(upstream, pin, cacheDir)
+  await rpc(node.url, 'eth_chainId')
+  const firstAnswer = performance.now() - t
+  t = performance.now()
+  await rpc(node.url, 'eth_getBalance', [cold, 'latest'])
+  const coldRead = performance.now() - t
+  t = performance.now()
+  for (let i = 0; i < 100; i++) await rpc(node.url, 'eth_getBalance', [cold, 'latest'])
+  const cachedRead = (performance.now() - t) / 100
+  const nonce = Number(await rpc(node.url, 'eth_getTransactionCount', [sender.address, 'latest']))
+  const chainId = Number(await rpc(node.url, 'eth_chainId'))
+  t = performance.now()
+  for (let i = 0; i < 100; i++) {
+    const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(i + 1).toString(16).padStart(40, '0')}`, 1n] })
+    const raw = await sender.signTransaction({ chainId, type: 'eip1559', nonce: nonce + i, to: token, data, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n })
+    await rpc(node.url, 'eth_sendRawTransaction', [raw])
+  }
+  const transfers = performance.now() - t
+  const coldCalls = proxy.take()
+  await node.stop()
+  t = performance.now()
+  const warm = await start(upstream, pin, cacheDir)
+  await rpc(warm.url, 'eth_chainId')
+  await rpc(warm.url, 'eth_getBalance', [cold, 'latest'])
+  const warmStart = performance.now() - t
+  const warmCalls = proxy.take()
+  await warm.stop()
+  rmSync(cacheDir, { recursive: true, force: true })
+  return { name, firstAnswer, coldRead, cachedRead, transfers, coldCalls, warmStart, warmCalls }
+}
+
+async function main() {
+  const remote = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+  const token = remote.token.address
+  // A non-trivial upstream: token transfers, then a few hundred empty blocks.
+  for (let i = 0; i < 20; i++) {
+    const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(1000 + i).toString(16).padStart(40, '0')}`, 1_000n] })
+    const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce: i, to: token, data, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n })
+    await remote.request({ method: 'eth_sendRawTransaction', params: [raw] })
+    await remote.seal()
+  }
+  await remote.request({ method: 'anvil_mine', params: ['0x200'] })
+  const pin = remote.node.chain.height()
+  const proxy = await countingProxy(remote.url)
+  const rows = [await measure('devnet', devnetStarter, proxy.url, proxy, pin, token)]
+  let hasAnvil = false
+  try {
+    execFileSync('anvil', ['--version'], { stdio: 'ignore' })
+    hasAnvil = true
+  } catch {}
+  if (hasAnvil) rows.push(await measure('anvil', anvilStarter, proxy.url, proxy, pin, token))
+  const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`
+  console.log(`upstream: in-process devnet, fork block ${pin}; remote calls = HTTP requests reaching it`)
+  console.log('| node | first answer | cold account read | cached read | 100 token transfers | remote calls (cold) | warm restart + read | remote calls (warm) |')
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
+  for (const r of rows)
+    console.log(`| ${r.name} | ${ms(r.firstAnswer)} | ${ms(r.coldRead)} | ${ms(r.cachedRead)} | ${ms(r.transfers)} | ${r.coldCalls} | ${ms(r.warmStart)} | ${r.warmCalls} |`)
+  if (!hasAnvil) console.log('anvil: not on the PATH, no Anvil row')
+  await proxy.close()
+  await remote.close()
+}
+
+await main()

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { type Block, createBlock, createBlockHeaderFromRPC } from '@ethereumjs/block'
+import { Account, createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import type { DevnetConfig } from '../../config/schema.js'
+import { createDevCommon } from '../../evm/common.js'
+import { attachFork, enableForkState } from '../../evm/forkState.js'
+import { createStateManager } from '../../evm/vm.js'
+import type { DevAccount } from '../accounts.js'
+import { InvalidInputError } from '../errors.js'
+import { type Remote, createRemote } from './remote.js'
+import { type ForkCache, createForkSource } from './source.js'
+
+/** A running fork: where it reads from and what it read. */
+export type Fork = {
+  /** The upstream URL, redacted for messages. */
+  upstream: string
+  url: string
+  /** The upstream's chain id (the fork's own unless `chainId` re-ids it). */
+  upstreamChainId: bigint
+  /** The fork block: blocks at or below it are the upstream's. */
+  blockNumber: bigint
+  blockHash: `0x${string}`
+  remote: Remote
+  cache: ForkCache
+}
+
+/** Where fork reads are cached when the config does not say. */
+export const defaultForkCacheDir = () => join(homedir(), '.devnet', 'fork-cache')
+
+/**
+ * Opens a fork of `config.fork.url` at its block: resolves the chain id and
+ * the block (from the disk cache when this URL and pin were seen before, so a
+ * warm start makes no remote call), and builds the local chain's first block
+ * from the upstream header (its hash is the upstream's, so local block N+1
+ * names it as parent) over a state that reads the upstream lazily. The dev
+ * accounts keep their upstream nonce and code and get the configured balance,
+ * as on Anvil.
+ */
+export async function openFork(config: DevnetConfig, accounts: DevAccount[]) {
+  const options = config.fork!
+  const cacheDir = options.cacheDir ?? defaultForkCacheDir()
+  const remote = createRemote({ url: options.url, offline: options.offline })
+  if (options.offline && options.blockNumber === 'latest')
+    throw new InvalidInputError('an offline fork needs a fork block number: "latest" would ask the upstream')
+  const urlFile = join(cacheDir, 'urls', `${createHash('sha256').update(options.url).digest('hex').slice(0, 32)}.json`)
+  let upstreamChainId = readChainId(urlFile)
+  if (upstreamChainId === undefined) {
+    upstreamChainId = BigInt(await remote.request<string>('eth_chainId'))
+    try {
+      mkdirSync(join(urlFile, '..'), { recursive: true })
+      writeFileSync(urlFile, JSON.stringify({ chainId: upstreamChainId.toString() }))
+    } catch {
+      // A cache that cannot be written costs a remote call next time, nothing more.
+    }
+  }
+  const blockNumber =
+    options.blockNumber === 'latest' ? BigInt(await remote.request<string>('eth_blockNumber')) : options.blockNumber
+  const cache = createForkSource({ remote, chainId: upstreamChainId, blockNumber, cacheDir })
+  const header = await cache.header(blockNumber)
+  if (!header) throw new InvalidInputError(`fork block ${blockNumber} not found at ${remote.upstream}`)
+
+  const chainId = options.chainId ?? upstreamChainId
+  const common = createDevCommon(chainId, config.hardfork)
+  // Before the state exists: it binds its reads when constructed.
+  enableForkState()
+  const state = createStateManager(common)
+  await attachFork(state, cache.source)
+  const sorted = [...accounts].sort((a, b) => (a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1))
+  for (const { address } of sorted) {
+    const at = createAddressFromString(address)
+    const account = (await state.getAccount(at)) ?? new Account()
+    account.balance = config.balance
+    await state.putAccount(at, account)
+  }
+  const stateRoot = await state.getStateRoot()
+
+  const blockHash = header.hash as `0x${string}`
+  const base = baseBlock(header, common)
+  const fork: Fork = { upstream: remote.upstream, url: options.url, upstreamChainId, blockNumber, blockHash, remote, cache }
+  return {
+    fork,
+    imported: {
+      common,
+      state,
+      genesisBlock: base,
+      blocks: [],
+      stateRoot,
+      remoteBlockHash: async (number: bigint) => {
+        const found = await cache.header(number)
+        if (!found) throw new InvalidInputError(`block ${number} not found at ${remote.upstream}`)
+        return hexToBytes(found.hash as `0x${string}`)
+      },
+    },
+  }
+}
+
+/**
+ * The fork block as the local chain's first block: the upstream header's
+ * fields (what the next block's base fee, blob gas and parent hash derive
+ * from), answering the upstream's hash even where the upstream's header has
+ * fields this client does not encode (an L2's).
+ */
+function baseBlock(json: Record<string, unknown>, common: ReturnType<typeof createDevCommon>): Block {
+  const opts = { common, setHardfork: false, skipConsensusFormatValidation: true }
+  const header = createBlockHeaderFromRPC(json as never, opts)
+  const block = createBlock({ header, ...(common.isActivatedEIP(4895) ? { withdrawals: [] } : {}) }, opts)
+  // A frozen header answers hash() from its cache: seeded with the upstream's hash.
+  ;(block.header as unknown as { cache: { hash?: Uint8Array } }).cache.hash = hexToBytes(json.hash as `0x${string}`)
+  return block
+}
+
+function readChainId(file: string): bigint | undefined {
+  try {
+    return BigInt((JSON.parse(readFileSync(file, 'utf8')) as { chainId: string }).chainId)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,158 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, unpadBytes } from '@ethereumjs/util'
+import type { ForkSource } from '../../evm/forkState.js'
+import { keccak256 } from '../../evm/keccak.js'
+import type { Remote } from './remote.js'
+
+type Hex = `0x${string}`
+/** An account as cached: [nonce, balance, code], or null for an empty one. */
+type CachedAccount = [nonce: Hex, balance: Hex, code: Hex] | null
+
+/** What one pin (chain id + fork block) read from the upstream, as kept on disk. */
+type CacheFile = {
+  version: 1
+  chainId: string
+  blockNumber: string
+  accounts: Record<string, CachedAccount>
+  storage: Record<string, Record<string, Hex>>
+  /** Other upstream reads at fixed blocks (headers, blocks, receipts, logs): "method:params" → result. */
+  reads: Record<string, unknown>
+}
+
+/**
+ * The upstream's state and history at one fork block, cached in memory and
+ * (with `cacheDir`) on disk under `<cacheDir>/<chainId>/<block>.json`. Every
+ * answer is fixed once the block is, so the cache never expires: a second
+ * start with the same pin reads what the first read without a remote call.
+ */
+export function createForkSource(args: {
+  remote: Remote
+  chainId: bigint
+  blockNumber: bigint
+  cacheDir: string | undefined
+}) {
+  const { remote, blockNumber } = args
+  const pin = `0x${blockNumber.toString(16)}`
+  const file = args.cacheDir ? join(args.cacheDir, args.chainId.toString(), `${blockNumber}.json`) : undefined
+  const cache: CacheFile = load(file) ?? {
+    version: 1,
+    chainId: args.chainId.toString(),
+    blockNumber: blockNumber.toString(),
+    accounts: {},
+    storage: {},
+    reads: {},
+  }
+  const codeByHash = new Map<string, Uint8Array>()
+  const decoded = new Map<string, { nonce: bigint; balance: bigint; codeHash: Uint8Array; code: Uint8Array } | undefined>()
+  let dirty = false
+  let timer: NodeJS.Timeout | undefined
+
+  /** Writes the cache file soon (reads come in bursts), and at close. */
+  const touch = () => {
+    dirty = true
+    if (!file || timer) return
+    timer = setTimeout(save, 500)
+    timer.unref()
+  }
+  function save() {
+    if (timer) clearTimeout(timer)
+    timer = undefined
+    if (!file || !dirty) return
+    dirty = false
+    mkdirSync(join(file, '..'), { recursive: true })
+    const tmp = `${file}.${process.pid}.tmp`
+    writeFileSync(tmp, JSON.stringify(cache))
+    renameSync(tmp, file)
+  }
+
+  const decode = (key: string, entry: CachedAccount) => {
+    if (entry === null) return undefined
+    const code = hexToBytes(entry[2])
+    const codeHash = keccak256(code)
+    codeByHash.set(bytesToUnprefixedHex(codeHash), code)
+    const account = { nonce: BigInt(entry[0]), balance: BigInt(entry[1]), codeHash, code }
+    decoded.set(key, account)
+    return account
+  }
+
+  async function accountEntry(address: Address) {
+    const key = address.toString()
+    if (decoded.has(key)) return decoded.get(key)
+    let entry = cache.accounts[key]
+    if (entry === undefined) {
+      const [balance, nonce, code] = await Promise.all([
+        remote.request<Hex>('eth_getBalance', [key, pin]),
+        remote.request<Hex>('eth_getTransactionCount', [key, pin]),
+        remote.request<Hex>('eth_getCode', [key, pin]),
+      ])
+      entry = BigInt(balance) === 0n && BigInt(nonce) === 0n && (code === '0x' || !code) ? null : [nonce, balance, code]
+      cache.accounts[key] = entry
+      touch()
+    }
+    return decode(key, entry)
+  }
+
+  const source: ForkSource = {
+    account: async (address) => {
+      const found = await accountEntry(address)
+      return found && { nonce: found.nonce, balance: found.balance, codeHash: found.codeHash }
+    },
+    async code(address, codeHash) {
+      const known = codeByHash.get(bytesToUnprefixedHex(codeHash))
+      if (known) return known
+      return (await accountEntry(address))?.code ?? new Uint8Array()
+    },
+    async storage(address, key) {
+      const a = address.toString()
+      const slot = bytesToHex(key)
+      let value = cache.storage[a]?.[slot]
+      if (value === undefined) {
+        value = await remote.request<Hex>('eth_getStorageAt', [a, slot, pin])
+        ;(cache.storage[a] ??= {})[slot] = value
+        touch()
+      }
+      return unpadBytes(hexToBytes(value))
+    },
+    hasStorage: async (address) => ((await accountEntry(address))?.code.length ?? 0) > 0,
+  }
+
+  /** An upstream read whose answer is fixed (it names a block at or below the pin), cached like state. */
+  async function read<T>(method: string, params: unknown[], keep: (result: T) => boolean = () => true): Promise<T> {
+    const key = `${method}:${JSON.stringify(params)}`
+    if (key in cache.reads) return cache.reads[key] as T
+    const result = await remote.request<T>(method, params)
+    if (keep(result)) {
+      cache.reads[key] = result
+      touch()
+    }
+    return result
+  }
+
+  return {
+    source,
+    read,
+    /** The upstream's block `number` (at or below the pin), without its transactions. */
+    header: (number: bigint) =>
+      read<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${number.toString(16)}`, false], (r) => r !== null),
+    save,
+    /** The cache file, when reads are kept on disk. */
+    file,
+    close() {
+      save()
+    },
+  }
+}
+
+export type ForkCache = ReturnType<typeof createForkSource>
+
+function load(file: string | undefined): CacheFile | undefined {
+  if (!file) return undefined
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as CacheFile
+    return parsed.version === 1 ? parsed : undefined
+  } catch {
+    // No file yet, or a torn one: start empty, it is only a cache.
+    return undefined
+  }
+}

@@ -1,0 +1,268 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Hex, encodeFunctionData, getContractAddress, parseEther } from 'viem'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
+import { type StartedDevnet, startDevnet } from '../../src/index.js'
+import { account } from '../utils.js'
+
+/*
+ * A devnet plays the upstream ("remote"): token transfers, a contract with
+ * storage, ETH sends, then a few hundred empty blocks. A second devnet forks
+ * it at a pin, and every read is compared with the remote's answer at the pin.
+ */
+
+const recipients = [
+  '0x1000000000000000000000000000000000000001',
+  '0x1000000000000000000000000000000000000002',
+  '0x1000000000000000000000000000000000000003',
+] as const
+// Constructor: SSTORE(1, 0x2a), then return the runtime `return sload(calldataload(0))`.
+const runtime = '600035546000526020 6000f3'.replace(/ /g, '')
+const initCode = `0x602a600155600c601160003960 0c6000f3${runtime}`.replace(/ /g, '') as Hex
+
+let remote: StartedDevnet
+let fork: StartedDevnet
+let cacheDir: string
+let pin: bigint
+let contract: Hex
+const remoteCall = (method: string, params: unknown[] = []) => remote.request({ method, params })
+const forkCall = (method: string, params: unknown[] = []) => fork.request({ method, params })
+const hex = (n: bigint) => `0x${n.toString(16)}`
+
+async function send(devnet: StartedDevnet, from: number, tx: { to?: Hex; data?: Hex; value?: bigint }) {
+  const nonce = await devnet.request({ method: 'eth_getTransactionCount', params: [account(from).address, 'pending'] })
+  const signed = await account(from).signTransaction({
+    chainId: Number(devnet.node.chainId),
+    type: 'eip1559',
+    nonce: Number(nonce),
+    gas: 300_000n,
+    maxFeePerGas: 50_000_000_000n,
+    maxPriorityFeePerGas: 1n,
+    ...tx,
+  })
+  return devnet.request({ method: 'eth_sendRawTransaction', params: [signed] }) as Promise<Hex>
+}
+
+const transfer = (to: Hex, units: bigint) =>
+  encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [to, units] })
+const balanceOf = (who: Hex) => encodeFunctionData({ abi: paymentTokenAbi, functionName: 'balanceOf', args: [who] })
+
+beforeAll(async () => {
+  cacheDir = mkdtempSync(join(tmpdir(), 'devnet-fork-'))
+  remote = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+  const token = remote.token.address
+  for (const [i, to] of recipients.entries()) {
+    await send(remote, 0, { to: token, data: transfer(to, BigInt(i + 1) * 1_000_000n) })
+    await send(remote, 1, { to, value: parseEther('1') })
+    await remote.seal()
+  }
+  await send(remote, 2, { data: initCode })
+  contract = getContractAddress({ from: account(2).address, nonce: 0n })
+  await remote.seal()
+  await remoteCall('anvil_mine', [hex(400n)])
+  await send(remote, 0, { to: token, data: transfer(recipients[0], 5_000_000n) })
+  await remote.seal()
+  pin = await remote.node.chain.height()
+  // After the pin: the fork must not see these.
+  await send(remote, 0, { to: token, data: transfer(recipients[1], 7_000_000n) })
+  await send(remote, 1, { to: recipients[2], value: parseEther('3') })
+  await remote.seal()
+  fork = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fork: { url: remote.url, blockNumber: Number(pin), cacheDir } })
+}, 30_000)
+
+afterAll(async () => {
+  await fork?.close()
+  await remote?.close()
+  rmSync(cacheDir, { recursive: true, force: true })
+})
+
+describe('fork: reads at the pin', () => {
+  test('chain id, head and the first local block', async () => {
+    expect(await forkCall('eth_chainId')).toBe(await remoteCall('eth_chainId'))
+    expect(BigInt(await forkCall('eth_blockNumber'))).toBe(pin)
+    // Before a local seal, `latest` is the upstream's fork block, with its transactions.
+    expect(await forkCall('eth_getBlockByNumber', ['latest', true])).toEqual(await remoteCall('eth_getBlockByNumber', [hex(pin), true]))
+    expect(fork.node.fork!.blockHash).toBe((await remoteCall('eth_getBlockByNumber', [hex(pin), false])).hash)
+    const { fork: status } = await forkCall('devnet_status')
+    expect(status).toMatchObject({ upstream: remote.url, chainId: '0x7a69', blockNumber: hex(pin), blockHash: fork.node.fork!.blockHash })
+    expect(status.remoteCalls.http).toBeGreaterThan(0)
+  })
+
+  test('balances, nonces, code and storage equal the remote at the pin', async () => {
+    const at = hex(pin)
+    for (const who of [...recipients, contract, remote.token.address])
+      expect(await forkCall('eth_getBalance', [who, 'latest']), who).toBe(await remoteCall('eth_getBalance', [who, at]))
+    for (const i of [0, 1, 2]) {
+      const who = account(i).address
+      expect(await forkCall('eth_getTransactionCount', [who, 'latest'])).toBe(await remoteCall('eth_getTransactionCount', [who, at]))
+    }
+    for (const who of [contract, remote.token.address])
+      expect(await forkCall('eth_getCode', [who, 'latest'])).toBe(await remoteCall('eth_getCode', [who, at]))
+    for (const slot of ['0x1', '0x2', '0xb', '0x4'])
+      for (const who of [contract, remote.token.address])
+        expect(await forkCall('eth_getStorageAt', [who, slot, 'latest'])).toBe(await remoteCall('eth_getStorageAt', [who, slot, at]))
+  })
+
+  test('token balances (eth_call) equal the remote at the pin, not after it', async () => {
+    const token = remote.token.address
+    for (const who of recipients) {
+      const there = await remoteCall('eth_call', [{ to: token, data: balanceOf(who) }, hex(pin)])
+      expect(await forkCall('eth_call', [{ to: token, data: balanceOf(who) }, 'latest'])).toBe(there)
+    }
+    expect(BigInt(await forkCall('eth_call', [{ to: token, data: balanceOf(recipients[1]) }, 'latest']))).toBe(2_000_000n)
+    expect(BigInt(await forkCall('eth_call', [{ to: contract, data: `0x${'0'.repeat(63)}1` }, 'latest']))).toBe(42n)
+  })
+
+  test('blocks, transactions, receipts and logs below the pin are the remote\'s', async () => {
+    for (const n of [1n, 3n, pin - 1n, pin]) {
+      const mine = await forkCall('eth_getBlockByNumber', [hex(n), true])
+      expect(mine).toEqual(await remoteCall('eth_getBlockByNumber', [hex(n), true]))
+    }
+    const block1 = await remoteCall('eth_getBlockByNumber', ['0x1', false])
+    expect(await forkCall('eth_getBlockByHash', [block1.hash, false])).toEqual(block1)
+    const txHash = block1.transactions[0]
+    expect(await forkCall('eth_getTransactionReceipt', [txHash])).toEqual(await remoteCall('eth_getTransactionReceipt', [txHash]))
+    expect(await forkCall('eth_getTransactionByHash', [txHash])).toEqual(await remoteCall('eth_getTransactionByHash', [txHash]))
+    const filter = { fromBlock: '0x0', toBlock: hex(pin), address: remote.token.address }
+    const logs = await forkCall('eth_getLogs', [filter])
+    expect(logs).toEqual(await remoteCall('eth_getLogs', [filter]))
+    expect(logs.length).toBe(4)
+    // A block the remote sealed after the pin is not on the fork, by number or by hash.
+    const after = await remoteCall('eth_getBlockByNumber', [hex(pin + 1n), false])
+    expect(await forkCall('eth_getBlockByHash', [after.hash, false])).toBe(null)
+    expect(await forkCall('eth_getTransactionByHash', [after.transactions[0]])).toBe(null)
+    // State at a block below the pin is the remote's at that block.
+    expect(await forkCall('eth_getBalance', [recipients[0], '0x1'])).toBe(await remoteCall('eth_getBalance', [recipients[0], '0x1']))
+  })
+})
+
+describe('fork: local blocks', () => {
+  test('continue from the pin: number, parent hash, timestamp', async () => {
+    const sealed = await fork.seal()
+    expect(sealed.number).toBe(pin + 1n)
+    const block = await forkCall('eth_getBlockByNumber', [hex(pin + 1n), false])
+    const parent = await remoteCall('eth_getBlockByNumber', [hex(pin), false])
+    expect(block.parentHash).toBe(parent.hash)
+    expect(BigInt(block.timestamp)).toBeGreaterThan(BigInt(parent.timestamp))
+  })
+
+  test('a token transfer is pre-confirmed under pending, then sealed; logs span the boundary', async () => {
+    const token = remote.token.address
+    const before = BigInt(await forkCall('eth_call', [{ to: token, data: balanceOf(recipients[2]) }, 'latest']))
+    const hash = await send(fork, 0, { to: token, data: transfer(recipients[2], 1_000_000n) })
+    await fork.preconfirm()
+    expect(BigInt(await forkCall('eth_call', [{ to: token, data: balanceOf(recipients[2]) }, 'pending']))).toBe(before + 1_000_000n)
+    expect(BigInt(await forkCall('eth_call', [{ to: token, data: balanceOf(recipients[2]) }, 'latest']))).toBe(before)
+    const sealed = await fork.seal()
+    expect((await forkCall('eth_getTransactionReceipt', [hash])).status).toBe('0x1')
+    expect(BigInt(await forkCall('eth_call', [{ to: token, data: balanceOf(recipients[2]) }, 'latest']))).toBe(before + 1_000_000n)
+    const logs = await forkCall('eth_getLogs', [{ fromBlock: hex(pin - 10n), toBlock: 'latest', address: token }])
+    expect(logs.map((l: { blockNumber: Hex }) => BigInt(l.blockNumber))).toEqual([pin, sealed.number])
+    // The remote's transfer after the pin is not on the fork.
+    expect(BigInt(await forkCall('eth_call', [{ to: token, data: balanceOf(recipients[1]) }, 'latest']))).toBe(2_000_000n)
+  })
+
+  test('BLOCKHASH reaches below the fork block', async () => {
+    const n = pin - 2n
+    // Init code: return blockhash(n).
+    const data = `0x61${n.toString(16).padStart(4, '0')}4060005260206000f3` as Hex
+    const got = await forkCall('eth_call', [{ data }, 'latest'])
+    expect(got).toBe((await remoteCall('eth_getBlockByNumber', [hex(n), false])).hash)
+  })
+
+  test('token cheats and a zeroed upstream slot (tombstone) survive sealing and snapshots', async () => {
+    const token = remote.token.address
+    const id = await forkCall('evm_snapshot')
+    await forkCall('devnet_setTokenBalance', [recipients[0], '0x0'])
+    await fork.seal()
+    expect(BigInt(await forkCall('eth_call', [{ to: token, data: balanceOf(recipients[0]) }, 'latest']))).toBe(0n)
+    await forkCall('devnet_setTokenBlacklisted', [recipients[1], true])
+    await forkCall('devnet_setTokenPaused', [true])
+    const paused = await forkCall('eth_call', [{ to: token, data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'paused' }) }, 'latest'])
+    expect(BigInt(paused)).toBe(1n)
+    const blacklisted = await forkCall('eth_call', [
+      { to: token, data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'isBlacklisted', args: [recipients[1]] }) },
+      'latest',
+    ])
+    expect(BigInt(blacklisted)).toBe(1n)
+    expect(await forkCall('evm_revert', [id])).toBe(true)
+    expect(BigInt(await forkCall('eth_call', [{ to: token, data: balanceOf(recipients[0]) }, 'latest']))).toBe(6_000_000n)
+    expect(BigInt(await forkCall('eth_call', [{ to: token, data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'paused' }) }, 'latest']))).toBe(0n)
+  })
+
+  test('eth_simulateV1 runs on the fork', async () => {
+    const token = remote.token.address
+    const result = await forkCall('eth_simulateV1', [
+      { blockStateCalls: [{ calls: [{ from: account(0).address, to: token, data: transfer(recipients[0], 1n) }, { to: token, data: balanceOf(recipients[0]) }] }] },
+      'latest',
+    ])
+    expect(result[0].calls[0].status).toBe('0x1')
+    expect(BigInt(result[0].calls[1].returnData)).toBe(6_000_001n)
+  })
+})
+
+describe('fork: cache and reset', () => {
+  test('a restart with the same pin makes no remote call for what was read before', async () => {
+    const reads = async (devnet: StartedDevnet) => {
+      const call = (method: string, params: unknown[]) => devnet.request({ method, params })
+      const out: unknown[] = []
+      for (const who of recipients) {
+        out.push(await call('eth_getBalance', [who, 'latest']))
+        out.push(await call('eth_call', [{ to: remote.token.address, data: balanceOf(who) }, 'latest']))
+      }
+      out.push(await call('eth_getCode', [contract, 'latest']))
+      out.push(await call('eth_getBlockByNumber', ['0x2', false]))
+      out.push(await call('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(pin), address: remote.token.address }]))
+      return out
+    }
+    const fresh = mkdtempSync(join(tmpdir(), 'devnet-fork-cold-'))
+    const options = { mining: 'manual', clock: 'virtual', quiet: true, fork: { url: remote.url, blockNumber: Number(pin), cacheDir: fresh } } as const
+    const cold = await startDevnet(options)
+    const first = await reads(cold)
+    const coldCalls = { ...cold.node.fork!.remote.stats }
+    await cold.close()
+    const warm = await startDevnet(options)
+    const second = await reads(warm)
+    const warmCalls = { ...warm.node.fork!.remote.stats }
+    await warm.close()
+    // Offline: the recorded cache alone answers the same reads; anything it lacks is a clear error.
+    const offline = await startDevnet({ ...options, fork: { ...options.fork, offline: true } })
+    const third = await reads(offline)
+    const unknown = await offline.request({ method: 'eth_getBalance', params: ['0x00000000000000000000000000000000000000f1', 'latest'] }).catch((e: Error) => e)
+    await offline.close()
+    expect(third).toEqual(first)
+    expect((unknown as Error).message).toContain('offline, and the fork cache has no answer for it')
+    rmSync(fresh, { recursive: true, force: true })
+    expect(second).toEqual(first)
+    expect(coldCalls.http).toBeGreaterThan(0)
+    expect(warmCalls).toEqual({ http: 0, requests: 0, retries: 0 })
+    console.log(`fork remote calls: cold start + reads ${coldCalls.http} HTTP / ${coldCalls.requests} requests; warm restart 0`)
+  })
+
+  test('a cheat on the fresh fork block is undone by a revert; rollbacks stop at the fork block', async () => {
+    await forkCall('anvil_reset', [])
+    const id = await forkCall('evm_snapshot')
+    await forkCall('anvil_setBalance', [recipients[0], '0x1'])
+    expect(await forkCall('eth_getBalance', [recipients[0], 'latest'])).toBe('0x1')
+    expect(await forkCall('evm_revert', [id])).toBe(true)
+    expect(await forkCall('eth_getBalance', [recipients[0], 'latest'])).toBe(await remoteCall('eth_getBalance', [recipients[0], hex(pin)]))
+    await fork.seal()
+    await expect(forkCall('anvil_rollback', ['0x2'])).rejects.toThrow(`cannot remove block ${pin}: it is the first block of this chain (on a fork, the fork block)`)
+    await expect(forkCall('devnet_dumpFixture', [])).rejects.toThrow('cannot dump a fork as a fixture yet')
+  })
+
+  test('anvil_reset with forking re-pins the fork; without it goes back to the pin', async () => {
+    await fork.seal()
+    await forkCall('anvil_reset', [])
+    expect(BigInt(await forkCall('eth_blockNumber'))).toBe(pin)
+    await forkCall('anvil_reset', [{ forking: { jsonRpcUrl: remote.url, blockNumber: Number(pin - 100n) } }])
+    expect(BigInt(await forkCall('eth_blockNumber'))).toBe(pin - 100n)
+    expect(fork.node.fork!.blockNumber).toBe(pin - 100n)
+    // At that pin only the first transfers had happened.
+    expect(BigInt(await forkCall('eth_call', [{ to: remote.token.address, data: balanceOf(recipients[0]) }, 'latest']))).toBe(1_000_000n)
+    await forkCall('hardhat_reset', [{ forking: { jsonRpcUrl: remote.url, blockNumber: Number(pin) } }])
+    expect(BigInt(await forkCall('eth_blockNumber'))).toBe(pin)
+  })
+})

@@ -1,0 +1,204 @@
+import { type Server, createServer } from 'node:http'
+import { mkdtempSync, rmSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { createDevnet, loadConfig, startDevnet } from '../../src/index.js'
+import { ForkRemoteError, createRemote } from '../../src/node/fork/remote.js'
+
+/*
+ * A fake upstream (node:http) that answers from recorded responses (a real
+ * devnet's genesis header, plain account reads) and can be told to fail:
+ * 429 first, 5xx, hang, answer garbage, or answer a JSON-RPC error.
+ */
+
+type Mode = 'ok' | 'hang' | 'garbage' | 'rpc-error' | '500'
+let mode: Mode = 'ok'
+let failFirst = 0
+let httpRequests = 0
+let items: string[] = []
+let recorded: { chainId: string; header: Record<string, unknown> }
+let server: Server
+let url: string
+let cacheDir: string
+
+function answer(request: { id: unknown; method: string; params: unknown[] }) {
+  items.push(request.method)
+  const ok = (result: unknown) => ({ jsonrpc: '2.0', id: request.id, result })
+  if (mode === 'rpc-error' && request.method === 'eth_getBalance')
+    return { jsonrpc: '2.0', id: request.id, error: { code: -32005, message: 'rate limit exceeded' } }
+  switch (request.method) {
+    case 'eth_chainId':
+      return ok(recorded.chainId)
+    case 'eth_blockNumber':
+      return ok('0x0')
+    case 'eth_getBlockByNumber':
+      return ok(request.params[0] === '0x0' ? recorded.header : null)
+    case 'eth_getBalance':
+      return ok('0xde0b6b3a7640000')
+    case 'eth_getTransactionCount':
+      return ok('0x3')
+    case 'eth_getCode':
+      return ok('0x')
+    case 'eth_getStorageAt':
+      return ok(`0x${'0'.repeat(64)}`)
+    default:
+      return { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'method not found' } }
+  }
+}
+
+beforeAll(async () => {
+  const source = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+  recorded = {
+    chainId: await source.request({ method: 'eth_chainId' }),
+    header: await source.request({ method: 'eth_getBlockByNumber', params: ['0x0', false] }),
+  }
+  await source.close()
+  cacheDir = mkdtempSync(join(tmpdir(), 'devnet-upstream-'))
+  server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk) => (body += chunk))
+    req.on('end', () => {
+      httpRequests++
+      if (failFirst > 0) {
+        failFirst--
+        res.writeHead(429).end('too many requests')
+        return
+      }
+      if (mode === 'hang') return
+      if (mode === '500') return void res.writeHead(502).end('bad gateway')
+      if (mode === 'garbage') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>oops</html>')
+      const parsed = JSON.parse(body)
+      const reply = Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+  rmSync(cacheDir, { recursive: true, force: true })
+})
+
+beforeEach(() => {
+  mode = 'ok'
+  failFirst = 0
+  httpRequests = 0
+  items = []
+})
+
+describe('fork upstream client', () => {
+  test('behavior: reads of one tick go out as one batch; identical reads in flight are coalesced', async () => {
+    const remote = createRemote({ url })
+    const results = await Promise.all([
+      remote.request('eth_getBalance', ['0x01', '0x0']),
+      remote.request('eth_getBalance', ['0x01', '0x0']),
+      remote.request('eth_getBalance', ['0x01', '0x0']),
+      remote.request('eth_getTransactionCount', ['0x01', '0x0']),
+      remote.request('eth_getCode', ['0x01', '0x0']),
+    ])
+    expect(results).toEqual(['0xde0b6b3a7640000', '0xde0b6b3a7640000', '0xde0b6b3a7640000', '0x3', '0x'])
+    expect(httpRequests).toBe(1)
+    expect(items).toEqual(['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode'])
+    expect(remote.stats).toEqual({ http: 1, requests: 3, retries: 0 })
+  })
+
+  test('behavior: 429 then success is retried', async () => {
+    failFirst = 2
+    const remote = createRemote({ url, backoffMs: 1 })
+    expect(await remote.request('eth_chainId')).toBe(recorded.chainId)
+    expect(remote.stats).toEqual({ http: 3, requests: 1, retries: 2 })
+  })
+
+  test('error: a timeout, after the retries, names the upstream', async () => {
+    mode = 'hang'
+    const remote = createRemote({ url, timeoutMs: 50, attempts: 2, backoffMs: 1 })
+    const error = await remote.request<never>('eth_getBalance', ['0x01', '0x0']).catch((e: unknown) => e as ForkRemoteError)
+    expect(error).toBeInstanceOf(ForkRemoteError)
+    expect(error.shortMessage).toBe(`fork upstream ${url} failed eth_getBalance: timed out after 50 ms (after 2 attempts)`)
+    expect(remote.stats).toEqual({ http: 2, requests: 1, retries: 1 })
+  })
+
+  test('error: a 5xx that does not go away', async () => {
+    mode = '500'
+    const remote = createRemote({ url, attempts: 3, backoffMs: 1 })
+    const error = await remote.request<never>('eth_chainId').catch((e: unknown) => e as ForkRemoteError)
+    expect(error.shortMessage).toBe(`fork upstream ${url} failed eth_chainId: HTTP 502 (after 3 attempts)`)
+  })
+
+  test('error: a malformed reply is not retried', async () => {
+    mode = 'garbage'
+    const remote = createRemote({ url, backoffMs: 1 })
+    const error = await remote.request<never>('eth_chainId').catch((e: unknown) => e as ForkRemoteError)
+    expect(error.shortMessage).toBe(`fork upstream ${url} failed eth_chainId: malformed reply (not JSON): "<html>oops</html>"`)
+    expect(httpRequests).toBe(1)
+  })
+})
+
+describe('fork over a failing upstream', () => {
+  test('a start through 429s, then upstream failures reach the caller as -32000 naming the upstream', async () => {
+    failFirst = 1
+    const fork = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fork: { url, blockNumber: 0, cacheDir } })
+    try {
+      expect(fork.node.fork!.remote.stats.retries).toBe(1)
+      const rpc = async (method: string, params: unknown[]) => {
+        const response = await fetch(fork.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+        return (await response.json()) as any
+      }
+      expect(await rpc('eth_getBalance', ['0x00000000000000000000000000000000000000a1', 'latest'])).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        result: '0xde0b6b3a7640000',
+      })
+      mode = 'garbage'
+      expect(await rpc('eth_getBalance', ['0x00000000000000000000000000000000000000a2', 'latest'])).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32000, message: `fork upstream ${url} failed a batch of 3 (eth_getBalance, eth_getTransactionCount, eth_getCode): malformed reply (not JSON): "<html>oops</html>"` },
+      })
+      mode = 'rpc-error'
+      const limited = await rpc('eth_getBalance', ['0x00000000000000000000000000000000000000a3', 'latest'])
+      expect(limited.error).toEqual({ code: -32000, message: `fork upstream ${url} failed eth_getBalance: error -32005: rate limit exceeded` })
+      // A transaction touching an unreadable account fails with the same error; the node keeps serving.
+      expect((await rpc('eth_call', [{ to: '0x00000000000000000000000000000000000000a4' }, 'latest'])).error.code).toBe(-32000)
+      mode = 'ok'
+      expect((await rpc('eth_getBalance', ['0x00000000000000000000000000000000000000a3', 'latest'])).result).toBe('0xde0b6b3a7640000')
+      expect((await rpc('eth_blockNumber', [])).result).toBe('0x0')
+    } finally {
+      await fork.close()
+    }
+  })
+})
+
+describe('fork config', () => {
+  test('default: blockNumber latest, cache dir and chain id unset', () => {
+    expect(loadConfig({ fork: { url: 'http://127.0.0.1:1' } }).fork).toEqual({
+      url: 'http://127.0.0.1:1',
+      blockNumber: 'latest',
+      cacheDir: undefined,
+      chainId: undefined,
+      offline: false,
+    })
+    expect(loadConfig({ fork: { url: 'https://x.example', blockNumber: '12', chainId: 7, cacheDir: '/c' } }).fork).toEqual({
+      url: 'https://x.example',
+      blockNumber: 12n,
+      cacheDir: '/c',
+      chainId: 7n,
+      offline: false,
+    })
+  })
+
+  test('error: bad keys and values are named', () => {
+    expect(() => loadConfig({ fork: { url: 'ftp://x' } })).toThrow('invalid config key "fork.url": expected an http(s) URL, got "ftp://x"')
+    expect(() => loadConfig({ fork: { url: 'http://x', blockNumber: 'soon' } })).toThrow('invalid config key "fork.blockNumber"')
+    expect(() => loadConfig({ fork: { url: 'http://x', block: 1 } as never })).toThrow('invalid config key "fork.block": unknown key')
+  })
+})
