@@ -1,13 +1,5 @@
 import { Common } from '@ethereumjs/common'
-import { applyFramePatches } from './evmFrames.js'
 import { evmInternals } from './evmInternals.js'
-import { applyEcrecoverPrecompile } from './ecrecoverPrecompile.js'
-import { applyFrameMemory } from './frameMemory.js'
-import { applyJournalWarm } from './journalWarm.js'
-import { applyInterpreterLoop } from './interpreterLoop.js'
-import { applyKeccakMemo } from './keccakMemo.js'
-import { applyOpcodeHandlers } from './opcodeHandlers.js'
-import { applyRlpEncode } from './rlpEncode.js'
 
 /**
  * Two memos for hot paths of @ethereumjs 10.1 that recompute the same answer
@@ -32,12 +24,12 @@ type InterpreterProto = {
   _getValidJumpDestinations(this: { _evm: { _opcodeMap?: object; _opcodes?: object } }, code: Uint8Array): JumpAnalysis
 }
 
-let applied = false
+let appliedJumps = false
+let appliedEips = false
 
-export function applySpeedups() {
-  if (applied) return
-  applied = true
-
+export function applyJumpDestinationMemo() {
+  if (appliedJumps) return
+  appliedJumps = true
   const { Interpreter } = evmInternals.interpreter as { Interpreter: { prototype: InterpreterProto } }
   const analyse = Interpreter.prototype._getValidJumpDestinations
   const memo = new WeakMap<object, WeakMap<Uint8Array, JumpAnalysis>>()
@@ -49,7 +41,11 @@ export function applySpeedups() {
     if (!found) byCode.set(code, (found = analyse.call(this, code)))
     return found
   }
+}
 
+export function applyEipSet() {
+  if (appliedEips) return
+  appliedEips = true
   type Memo = { _activatedEIPsCache: number[]; __eipArray?: number[]; __eipSet?: Set<number> }
   Common.prototype.isActivatedEIP = function (this: Common & Memo, eip: number) {
     const array = this._activatedEIPsCache
@@ -61,12 +57,3 @@ export function applySpeedups() {
   }
 }
 
-applySpeedups()
-applyInterpreterLoop()
-applyFramePatches()
-applyOpcodeHandlers()
-applyRlpEncode()
-applyKeccakMemo()
-applyFrameMemory()
-applyJournalWarm()
-applyEcrecoverPrecompile()

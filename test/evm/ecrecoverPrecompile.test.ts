@@ -4,7 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { createDevCommon } from '../../src/evm/common.js'
 import { ecrecoverPrecompile } from '../../src/evm/ecrecoverPrecompile.js'
 import { evmInternals } from '../../src/evm/evmInternals.js'
-import '../../src/evm/vm.js'
+import './installEngine.js'
 
 /*
  * The ECRECOVER precompile (ecrecoverPrecompile.ts) must answer exactly as

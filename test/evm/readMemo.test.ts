@@ -2,7 +2,7 @@ import { createEVM } from '@ethereumjs/evm'
 import { CheckpointDB, MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { MapDB, hexToBytes, utf8ToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import '../../src/evm/vm.js'
+import './installEngine.js'
 
 const bytes = (text: string) => utf8ToBytes(text)
 

@@ -1,7 +1,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToBytes, bytesToBigInt as libraryBytesToBigInt, setLengthLeft } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import '../../src/evm/vm.js'
+import './installEngine.js'
 import { encode, libraryEncode } from '../../src/evm/rlpEncode.js'
 import { bytesToBigInt, word32 } from '../../src/evm/opcodeHandlers.js'
 

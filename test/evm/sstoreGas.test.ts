@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { createDevCommon } from '../../src/evm/common.js'
 import { evmInternals } from '../../src/evm/evmInternals.js'
 import { libraryHandlers, storageWord } from '../../src/evm/opcodeHandlers.js'
-import '../../src/evm/vm.js'
+import './installEngine.js'
 
 /*
  * The SSTORE gas handler and LOG handlers of opcodeHandlers.ts must charge,

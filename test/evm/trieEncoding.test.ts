@@ -1,7 +1,7 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { MapDB, utf8ToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import '../../src/evm/vm.js'
+import './installEngine.js'
 
 const bytes = (text: string) => utf8ToBytes(text)
 const storeOf = (trie: MerklePatriciaTrie) => (trie.database().db as unknown as { _database: Map<string, unknown> })._database

@@ -1,6 +1,7 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { Account, Address, MapDB, ValueEncoding, hexToBytes, utf8ToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
+import './installEngine.js'
 import { flat } from '../../src/evm/trieStorage.js'
 import { createDevCommon } from '../../src/evm/common.js'
 import { createStateManager } from '../../src/evm/vm.js'

@@ -4,7 +4,8 @@ import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { createAccount, createAddressFromString } from '@ethereumjs/util'
 import type { Hex } from 'viem'
 import { hexToBytes, isHex, numberToHex, padHex } from 'viem/utils'
-import { customCrypto } from '../crypto.js'
+import { engineCrypto } from '../common.js'
+import { assertKnownEips } from '../patches/registry.js'
 import { createKzg } from './kzg.js'
 
 /** A chain described by a geth `genesis.json`, ready to execute its first block on. */
@@ -150,7 +151,7 @@ export async function loadGethGenesis(json: unknown): Promise<GethChain> {
     common = createCommonFromGethGenesis(gethGenesis, {
       chain: 'devnet-geth-genesis',
       // the node's crypto (native ecrecover when available), plus KZG for blob txs
-      customCrypto: { ...customCrypto, kzg: createKzg() },
+      customCrypto: { ...engineCrypto(), kzg: createKzg() },
       // @ethereumjs/common 10.1.3 rewrites a BPO fork's params from blobSchedule as
       // per-block totals, while the BPO code path reads `target`/`max` (blob counts):
       // give them back as hardfork-scoped params, which the param cache merges in.
@@ -160,6 +161,7 @@ export async function loadGethGenesis(json: unknown): Promise<GethChain> {
     throw new Error(`genesis: config: ${(error as Error).message}`)
   }
   common.setHardforkBy({ blockNumber: 0n, timestamp })
+  assertKnownEips(common)
 
   const stateManager = new MerkleStateManager({ common })
   for (const account of alloc) {
