@@ -174,7 +174,8 @@ export function randomProgram(rng: Rng, world: World, snippets: number): Uint8Ar
       }
       case 9: case 10: { // calls
         const kind = [op.CALL, op.CALLCODE, op.DELEGATECALL, op.STATICCALL][rng.int(4)]!
-        const gas: Item[] = rng.int(3) === 0 ? [op.GAS] : [push(rng.int(120_000))]
+        // All the gas left (GAS) only now and then: a callee that fails burns what it was given.
+        const gas: Item[] = rng.int(10) === 0 ? [op.GAS] : [push(rng.int(80_000))]
         const value = kind === op.CALL || kind === op.CALLCODE ? [push(rng.int(3) === 0 ? rng.int(1000) : 0)] : []
         return [push(length()), push(memOffset()), push(length()), push(memOffset()), ...value, push(target()), ...gas, kind, ...store(), op.RETURNDATASIZE, ...store()]
       }
@@ -206,7 +207,7 @@ export function randomProgram(rng: Rng, world: World, snippets: number): Uint8Ar
         }
       case 15: // a precompile call with crafted input (ecrecover-shaped, identity, modexp-shaped)
         return [push(word(rng)), push(0), op.MSTORE, push(27 + rng.int(2)), push(32), op.MSTORE, push(word(rng)), push(64), op.MSTORE, push(word(rng)), push(96), op.MSTORE,
-          push(32), push(128), push(128), push(0), push(world.precompiles[rng.int(world.precompiles.length)]!), op.GAS, op.STATICCALL, ...store(), push(128), op.MLOAD, ...store()]
+          push(32), push(128), push(128), push(0), push(world.precompiles[rng.int(world.precompiles.length)]!), push(rng.int(4) === 0 ? 3_000 : 150_000), op.STATICCALL, ...store(), push(128), op.MLOAD, ...store()]
       case 16: // a reverting branch on the call data's first byte
         {
           const ok = `l${labels++}`
