@@ -63,13 +63,16 @@ function walk(a: unknown, b: unknown, path: string): { path: string; devnet: unk
   if (a === b) return undefined
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b))
     return { path, devnet: a, stock: b }
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+  // Hashes last: a block's hash differs whenever anything in it does, its roots and bloom say what.
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort((x, y) => Number(hashKey(x)) - Number(hashKey(y)))
   for (const key of keys) {
     const found = walk((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}.${key}`)
     if (found) return found
   }
   return undefined
 }
+
+const hashKey = (key: string) => key === 'hash' || key === 'parentHash' || key === 'blockHash' || key === 'transactionHash'
 
 /** A difference as a failure message: where, both values, and the command that replays it. */
 export function describeDifference(d: Difference, seed: number, cases: number): string {

@@ -126,7 +126,10 @@ export function randomProgram(rng: Rng, world: World, snippets: number): Uint8Ar
   const length = () => BigInt(rng.int(6) === 0 ? rng.int(300) : rng.int(64))
 
   const snippet = (depth: number): Item[] => {
-    switch (rng.int(depth > 0 ? 16 : 18)) {
+    // Logs are drawn three times as often as the rest: a log only shows in a receipt when every frame above it succeeds.
+    const kinds = depth > 0 ? 16 : 18
+    const pick = rng.int(kinds + 2)
+    switch (pick >= kinds ? 8 : pick) {
       case 0: { // binary arithmetic, comparison, bits
         const ops = [op.ADD, op.MUL, op.SUB, op.DIV, op.SDIV, op.MOD, op.SMOD, op.EXP, op.SIGNEXTEND, op.LT, op.GT, op.SLT, op.SGT, op.EQ, op.AND, op.OR, op.XOR, op.BYTE, op.SHL, op.SHR, op.SAR]
         const o = ops[rng.int(ops.length)]!
@@ -213,7 +216,7 @@ export function randomProgram(rng: Rng, world: World, snippets: number): Uint8Ar
           const ok = `l${labels++}`
           return [push(0), op.CALLDATALOAD, push(248), op.SHR, push(200), op.GT, { pushLabel: ok }, op.JUMPI, push(length()), push(memOffset()), op.REVERT, { label: ok }]
         }
-      default: // clz (Osaka) or a no-op
+      default: // CLZ (Osaka) or a no-op
         return rng.int(2) === 0 ? [push(word(rng)), op.CLZ, ...store()] : [op.PC, op.POP]
     }
   }

@@ -152,7 +152,7 @@ class Run {
       const targets = [...contracts, ...delegated]
       const to = targets[rng.int(targets.length)]!
       const data = bytesToHex(rng.bytes(rng.int(5) === 0 ? 0 : rng.int(100)))
-      const gas = rng.int(6) === 0 ? 30_000n + BigInt(rng.int(40_000)) : 100_000n + BigInt(rng.int(1_400_000))
+      const gas = rng.int(10) === 0 ? 30_000n + BigInt(rng.int(40_000)) : 100_000n + BigInt(rng.int(1_400_000))
       const value = rng.int(3) === 0 ? BigInt(rng.int(1_000_000)) : 0n
       const fees = { maxFeePerGas: 50n * gwei, maxPriorityFeePerGas: BigInt(rng.int(3)) * gwei }
       switch (rng.int(7)) {
