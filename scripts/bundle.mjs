@@ -48,7 +48,7 @@ const require = createRequire(join(root, 'package.json'))
 /**
  * src/evm/evmInternals.ts loads the files of @ethereumjs/evm that the
  * package does not export (the interpreter, the opcode tables), which
- * src/evm/speedups.ts patches, with a top-level await of computed imports.
+ * the engine patches (src/evm/patches/registry.ts) replace, with a top-level await of computed imports.
  * In the bundle those would be second copies, not the ones the bundled EVM
  * runs, so the patches would miss, and a script has no top-level await: the
  * module becomes static imports of the same files (esbuild bundles each as
