@@ -6,6 +6,7 @@ import { paramsVM } from '@ethereumjs/vm'
 import { customCrypto } from './crypto.js'
 import { createKzg } from './geth/kzg.js'
 import { assertKnownEips, installEngine, patchActive } from './patches/registry.js'
+import { useEipSet } from './speedups.js'
 
 /** Hardforks in activation order, as @ethereumjs/common names them. */
 const hardforkOrder = [
@@ -46,6 +47,7 @@ export function createDevCommon(chainId: bigint, hardfork: string): Common {
     { hardfork: hardfork as Hardfork, customCrypto: { ...engineCrypto(), kzg: createKzg() } },
   )
   assertKnownEips(common)
+  if (patchActive('eip-set')) useEipSet(common)
   return tuneCommon(common)
 }
 

@@ -16,7 +16,9 @@ import { evmInternals } from './evmInternals.js'
  * 2. `Common.isActivatedEIP` is `Array.includes` over ~80 EIP numbers, called
  *    several times per opcode; a Set built from the same array answers the
  *    same. The array is replaced (never mutated) when the hardfork or EIPs
- *    change, so the Set is rebuilt whenever the array is a new one.
+ *    change, so the Set is rebuilt whenever the array is a new one. Set on
+ *    devnet's own Commons only (an own property, which `Common.copy` keeps),
+ *    so `Common.prototype` stays as published.
  */
 
 type JumpAnalysis = { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCached: unknown[] }
@@ -25,7 +27,6 @@ type InterpreterProto = {
 }
 
 let appliedJumps = false
-let appliedEips = false
 
 export function applyJumpDestinationMemo() {
   if (appliedJumps) return
@@ -43,17 +44,19 @@ export function applyJumpDestinationMemo() {
   }
 }
 
-export function applyEipSet() {
-  if (appliedEips) return
-  appliedEips = true
-  type Memo = { _activatedEIPsCache: number[]; __eipArray?: number[]; __eipSet?: Set<number> }
-  Common.prototype.isActivatedEIP = function (this: Common & Memo, eip: number) {
-    const array = this._activatedEIPsCache
-    if (this.__eipArray !== array) {
-      this.__eipSet = new Set(array)
-      this.__eipArray = array
-    }
-    return this.__eipSet!.has(eip)
+type EipMemo = { _activatedEIPsCache: number[]; __eipArray?: number[]; __eipSet?: Set<number> }
+
+function isActivatedEIP(this: Common & EipMemo, eip: number) {
+  const array = this._activatedEIPsCache
+  if (this.__eipArray !== array) {
+    this.__eipSet = new Set(array)
+    this.__eipArray = array
   }
+  return this.__eipSet!.has(eip)
+}
+
+/** Gives `common` (and every copy made of it from now on) the Set lookup of its active EIPs. */
+export function useEipSet(common: Common): void {
+  ;(common as { isActivatedEIP: Common['isActivatedEIP'] }).isActivatedEIP = isActivatedEIP
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { Common } from '@ethereumjs/common'
 import { describe, expect, it } from 'vitest'
 import { createDevCommon } from '../../src/evm/common.js'
 import {
@@ -70,6 +71,10 @@ describe('engine patch registry', () => {
       const now = patch.upstream().map(String)
       expect(now, patch.id).not.toEqual(upstreamSources(patch))
     }
+    // An instance patch on devnet's own Common, kept by the copies every VM, block and transaction makes.
+    const common = createDevCommon(31337n, 'prague')
+    expect(common.copy().isActivatedEIP).not.toBe(Common.prototype.isActivatedEIP)
+    expect(Object.hasOwn(Common.prototype, 'isActivatedEIP') && Common.prototype.isActivatedEIP.toString()).toContain('includes')
     const code = sourcesUnder(join(import.meta.dirname, '../../src')).join('\n')
     for (const patch of enginePatches.filter((p) => p.scope === 'instance'))
       expect(code, patch.id).toContain(`patchActive('${patch.id}')`)

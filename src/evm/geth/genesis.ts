@@ -5,7 +5,8 @@ import { createAccount, createAddressFromString } from '@ethereumjs/util'
 import type { Hex } from 'viem'
 import { hexToBytes, isHex, numberToHex, padHex } from 'viem/utils'
 import { engineCrypto } from '../common.js'
-import { assertKnownEips } from '../patches/registry.js'
+import { assertKnownEips, patchActive } from '../patches/registry.js'
+import { useEipSet } from '../speedups.js'
 import { createKzg } from './kzg.js'
 
 /** A chain described by a geth `genesis.json`, ready to execute its first block on. */
@@ -162,6 +163,7 @@ export async function loadGethGenesis(json: unknown): Promise<GethChain> {
   }
   common.setHardforkBy({ blockNumber: 0n, timestamp })
   assertKnownEips(common)
+  if (patchActive('eip-set')) useEipSet(common)
 
   const stateManager = new MerkleStateManager({ common })
   for (const account of alloc) {

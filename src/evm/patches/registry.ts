@@ -19,7 +19,7 @@ import { applyOpcodeHandlers } from '../opcodeHandlers.js'
 import { applyRlpEncode } from '../rlpEncode.js'
 import { applySenderAddressMemo } from '../senderAddress.js'
 import { applySerializedMemo } from '../serializedMemo.js'
-import { applyEipSet, applyJumpDestinationMemo } from '../speedups.js'
+import { applyJumpDestinationMemo } from '../speedups.js'
 import { applyPutStorage } from '../statePatches.js'
 import { applyTrieDbReadMemo, applyTrieReadMemo } from '../trieReadMemo.js'
 import { applyTrieNodeCodec } from '../trieNodeCodec.js'
@@ -105,13 +105,12 @@ export const enginePatches: readonly EnginePatch[] = [
   },
   {
     id: 'eip-set',
-    replaces: ['@ethereumjs/common: Common.prototype.isActivatedEIP'],
+    replaces: ['@ethereumjs/common: Common.prototype.isActivatedEIP (own property of devnet\'s Commons)'],
     why: 'Array.includes over ~80 EIP numbers, several times per opcode; a Set of the same array answers the same.',
     file: 'src/evm/speedups.ts',
-    scope: 'process',
+    scope: 'instance',
     upstream: () => [Common.prototype.isActivatedEIP, proto(Common)._buildActivatedEIPsCache],
     fingerprint: '0641b1354a484e3819a871a235e8312ac23d710a8b3de2af25e238b16cdcb24a',
-    apply: applyEipSet,
   },
   {
     id: 'call-frames',

@@ -11,6 +11,7 @@ import { MerkleStateManager } from '@ethereumjs/statemanager'
 const references = () => ({
   'RLP.encode': RLP.encode,
   'Common.prototype.isActivatedEIP': Common.prototype.isActivatedEIP,
+  'Common.prototype.updateParams': Common.prototype.updateParams,
   'EVM.prototype._executeCall': (EVM.prototype as unknown as { _executeCall: unknown })._executeCall,
   'MerkleStateManager.prototype.putStorage': MerkleStateManager.prototype.putStorage,
 })
