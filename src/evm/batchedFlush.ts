@@ -3,6 +3,7 @@ import { RLP } from '@ethereumjs/rlp'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, type Address, createAddressFromString, unprefixedHexToBytes } from '@ethereumjs/util'
 import { batchUpdate } from './batchTrieUpdate.js'
+import { patchActive } from './patches/registry.js'
 
 type StateInternals = {
   _caches?: {
@@ -34,6 +35,7 @@ const CODEHASH_PREFIX = new TextEncoder().encode('c')
  * Code is written as ethereumjs writes it.
  */
 export function batchFlush(state: MerkleStateManager): void {
+  if (!patchActive('batched-flush')) return
   const s = state as unknown as StateInternals
   s.flush = async function flush() {
     const codeItems = s._caches?.code?.flush() ?? []

@@ -1,6 +1,7 @@
 import type { Common } from '@ethereumjs/common'
 import { FeeMarket1559Tx, paramsTx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
+import { patchActive } from './patches/registry.js'
 
 /**
  * The EIP-1559 transaction an eth_call runs, built without the library
@@ -35,7 +36,7 @@ export function fastCallTx1559(
   options: { common: Common; freeze?: boolean; allowUnlimitedInitCodeSize?: boolean },
 ): FeeMarket1559Tx | undefined {
   const { nonce, gasLimit, to, value, data, maxFeePerGas, maxPriorityFeePerGas } = fields
-  if (to === undefined || to.length !== 20) return undefined
+  if (!patchActive('call-tx') || to === undefined || to.length !== 20) return undefined
   // The constructor's bounds: value and fees 256 bits, gas limit 64 bits, nonce below 2^64-1 (EIP-2681).
   if (nonce < 0n || nonce >= MAX_UINT64) return undefined
   if (gasLimit < 0n || gasLimit > MAX_UINT64) return undefined

@@ -5,7 +5,8 @@ import { paramsTx } from '@ethereumjs/tx'
 import { paramsVM } from '@ethereumjs/vm'
 import { customCrypto } from './crypto.js'
 import { createKzg } from './geth/kzg.js'
-import './speedups.js'
+import { assertKnownEips, installEngine, patchActive } from './patches/registry.js'
+import { useEipSet } from './speedups.js'
 
 /** Hardforks in activation order, as @ethereumjs/common names them. */
 const hardforkOrder = [
@@ -23,6 +24,7 @@ export const supportedHardforks = ['cancun', 'prague', 'osaka'] as const
  * proof-of-stake (no block reward), native signature recovery.
  */
 export function createDevCommon(chainId: bigint, hardfork: string): Common {
+  installEngine()
   if (!(supportedHardforks as readonly string[]).includes(hardfork))
     throw new Error(
       `unsupported hardfork "${hardfork}" (supported: ${supportedHardforks.join(', ')})`,
@@ -42,8 +44,10 @@ export function createDevCommon(chainId: bigint, hardfork: string): Common {
     },
     Mainnet,
     // KZG lets blob transactions be decoded and their sidecars verified (parsed lazily)
-    { hardfork: hardfork as Hardfork, customCrypto: { ...customCrypto, kzg: createKzg() } },
+    { hardfork: hardfork as Hardfork, customCrypto: { ...engineCrypto(), kzg: createKzg() } },
   )
+  assertKnownEips(common)
+  if (patchActive('eip-set')) useEipSet(common)
   return tuneCommon(common)
 }
 
@@ -55,6 +59,7 @@ export function createDevCommon(chainId: bigint, hardfork: string): Common {
  * them again changes nothing: we merge them once and make the repeat a no-op.
  */
 export function tuneCommon(common: Common): Common {
+  if (!patchActive('common-params')) return common
   const standard = new Set<object>([paramsTx, paramsBlock, paramsVM, paramsEVM])
   for (const params of standard) common.updateParams(params as never)
   const original = Common.prototype.updateParams
@@ -63,6 +68,11 @@ export function tuneCommon(common: Common): Common {
     original.call(this, params)
   }
   return common
+}
+
+/** The keccak and signature recovery a Common gets: devnet's (native, WebAssembly), or the library's own in stock mode. */
+export function engineCrypto(): typeof customCrypto {
+  return patchActive('native-crypto') ? customCrypto : {}
 }
 
 export type { Common }

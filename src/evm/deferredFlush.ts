@@ -1,4 +1,5 @@
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import { patchActive } from './patches/registry.js'
 
 /**
  * Makes `state` write its caches into the trie only when a root is asked for
@@ -20,6 +21,7 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager'
  * getStateRoot flushed first.
  */
 export function deferFlushToRoot(state: MerkleStateManager): void {
+  if (!patchActive('deferred-flush')) return
   const s = state as unknown as {
     _trie: { commit(): Promise<void> }
     _caches?: { commit(): void }

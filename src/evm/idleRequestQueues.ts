@@ -1,6 +1,7 @@
 import type { VM } from '@ethereumjs/vm'
 import { type Address as EthAddress, bigIntToAddressBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import { systemContracts } from './systemContracts.js'
+import { patchActive } from './patches/registry.js'
 
 /**
  * At the end of every Prague block, ethereumjs's BlockBuilder runs the
@@ -55,7 +56,7 @@ async function isIdleQueueCall(vm: VM, systemAddress: Uint8Array, opts: RunCallO
  */
 export async function withIdleRequestQueues<T>(vm: VM, build: () => Promise<T>): Promise<T> {
   const evm = vm.evm
-  if (!vm.common.isActivatedEIP(7002) && !vm.common.isActivatedEIP(7251)) return build()
+  if (!patchActive('idle-request-queues') || (!vm.common.isActivatedEIP(7002) && !vm.common.isActivatedEIP(7251))) return build()
   const systemAddress = bigIntToAddressBytes(vm.common.param('systemAddress'))
   const original = evm.runCall
   const own = Object.hasOwn(evm, 'runCall')

@@ -1,6 +1,5 @@
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
-import './senderAddress.js'
 import { rememberSerialized } from './serializedMemo.js'
 import {
   TransactionType,

@@ -2,6 +2,7 @@ import type { Block } from '@ethereumjs/block'
 import { Capability, type TypedTransaction, getCalldataFloorGas } from '@ethereumjs/tx'
 import { Account, bytesToUnprefixedHex } from '@ethereumjs/util'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
+import { patchActive } from './patches/registry.js'
 
 /**
  * ethereumjs's runTx for a transaction whose state is thrown away afterwards
@@ -35,7 +36,7 @@ export async function runReadOnlyTx(
   fallback: () => Promise<RunTxResult>,
 ): Promise<RunTxResult> {
   // Without a base fee in the block runTx would read its default header's: left to runTx.
-  if (!eligible(vm, tx) || block.header.baseFeePerGas === undefined) return fallback()
+  if (!patchActive('read-only-tx') || !eligible(vm, tx) || block.header.baseFeePerGas === undefined) return fallback()
   const common = vm.common
   const evm = vm.evm as VM['evm'] & Internals
   const journal = evm.journal

@@ -10,8 +10,8 @@ import { customCrypto } from './crypto.js'
 
 /*
  * A signed transaction's sender, computed once per transaction object and
- * with the chain's keccak (src/evm/keccak.ts), applied once to @ethereumjs/tx (10.1) when this
- * module loads.
+ * with the chain's keccak (src/evm/keccak.ts), applied once to @ethereumjs/tx (10.1) by the
+ * patch registry (patches/registry.ts).
  *
  * ethereumjs caches a frozen transaction's recovered public key but not the
  * address: every getSenderAddress() (admission, then runTx) hashed the key
@@ -26,8 +26,11 @@ const memo = new WeakMap<object, Address>()
 
 type WithSender = { getSenderAddress(): Address; getSenderPublicKey(): Uint8Array; __devnetSender?: boolean }
 
-if (keccak) {
-  for (const type of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]) {
+export const senderTxClasses = [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]
+
+export function applySenderAddressMemo() {
+  if (!keccak) return
+  for (const type of senderTxClasses) {
     const prototype = type.prototype as unknown as WithSender
     if (prototype.__devnetSender) continue
     const original = prototype.getSenderAddress

@@ -11,24 +11,30 @@ import { AccessList2930Tx, Blob4844Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx 
  * input for a frozen transaction (every one devnet decodes; an unfrozen one
  * could still change), and serialize() answers a copy of it, so a caller
  * that writes into the result changes nothing else. Applied once to
- * @ethereumjs/tx (10.1) when this module loads.
+ * @ethereumjs/tx (10.1) by the patch registry (patches/registry.ts).
  */
 const serialized = new WeakMap<object, Uint8Array>()
 
 type WithSerialize = { serialize(): Uint8Array; __devnetSerialized?: boolean }
 
-for (const type of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]) {
-  const prototype = type.prototype as unknown as WithSerialize
-  if (prototype.__devnetSerialized) continue
-  const original = prototype.serialize
-  prototype.serialize = function (this: WithSerialize) {
-    const bytes = serialized.get(this)
-    return bytes !== undefined ? bytes.slice() : original.call(this)
+let applied = false
+
+export function applySerializedMemo() {
+  applied = true
+  for (const type of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]) {
+    const prototype = type.prototype as unknown as WithSerialize
+    if (prototype.__devnetSerialized) continue
+    const original = prototype.serialize
+    prototype.serialize = function (this: WithSerialize) {
+      const bytes = serialized.get(this)
+      return bytes !== undefined ? bytes.slice() : original.call(this)
+    }
+    prototype.__devnetSerialized = true
   }
-  prototype.__devnetSerialized = true
 }
 
 /** Records `bytes` (a copy) as the serialized form of `tx`, decoded from exactly those bytes. */
 export function rememberSerialized(tx: object, bytes: Uint8Array): void {
-  if (Object.isFrozen(tx)) serialized.set(tx, bytes.slice())
+  // Nothing reads the memo unless serialize() is replaced (not in stock mode).
+  if (applied && Object.isFrozen(tx)) serialized.set(tx, bytes.slice())
 }

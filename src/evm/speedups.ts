@@ -1,13 +1,5 @@
 import { Common } from '@ethereumjs/common'
-import { applyFramePatches } from './evmFrames.js'
 import { evmInternals } from './evmInternals.js'
-import { applyEcrecoverPrecompile } from './ecrecoverPrecompile.js'
-import { applyFrameMemory } from './frameMemory.js'
-import { applyJournalWarm } from './journalWarm.js'
-import { applyInterpreterLoop } from './interpreterLoop.js'
-import { applyKeccakMemo } from './keccakMemo.js'
-import { applyOpcodeHandlers } from './opcodeHandlers.js'
-import { applyRlpEncode } from './rlpEncode.js'
 
 /**
  * Two memos for hot paths of @ethereumjs 10.1 that recompute the same answer
@@ -24,7 +16,9 @@ import { applyRlpEncode } from './rlpEncode.js'
  * 2. `Common.isActivatedEIP` is `Array.includes` over ~80 EIP numbers, called
  *    several times per opcode; a Set built from the same array answers the
  *    same. The array is replaced (never mutated) when the hardfork or EIPs
- *    change, so the Set is rebuilt whenever the array is a new one.
+ *    change, so the Set is rebuilt whenever the array is a new one. Set on
+ *    devnet's own Commons only (an own property, which `Common.copy` keeps),
+ *    so `Common.prototype` stays as published.
  */
 
 type JumpAnalysis = { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCached: unknown[] }
@@ -32,12 +26,11 @@ type InterpreterProto = {
   _getValidJumpDestinations(this: { _evm: { _opcodeMap?: object; _opcodes?: object } }, code: Uint8Array): JumpAnalysis
 }
 
-let applied = false
+let appliedJumps = false
 
-export function applySpeedups() {
-  if (applied) return
-  applied = true
-
+export function applyJumpDestinationMemo() {
+  if (appliedJumps) return
+  appliedJumps = true
   const { Interpreter } = evmInternals.interpreter as { Interpreter: { prototype: InterpreterProto } }
   const analyse = Interpreter.prototype._getValidJumpDestinations
   const memo = new WeakMap<object, WeakMap<Uint8Array, JumpAnalysis>>()
@@ -49,24 +42,21 @@ export function applySpeedups() {
     if (!found) byCode.set(code, (found = analyse.call(this, code)))
     return found
   }
-
-  type Memo = { _activatedEIPsCache: number[]; __eipArray?: number[]; __eipSet?: Set<number> }
-  Common.prototype.isActivatedEIP = function (this: Common & Memo, eip: number) {
-    const array = this._activatedEIPsCache
-    if (this.__eipArray !== array) {
-      this.__eipSet = new Set(array)
-      this.__eipArray = array
-    }
-    return this.__eipSet!.has(eip)
-  }
 }
 
-applySpeedups()
-applyInterpreterLoop()
-applyFramePatches()
-applyOpcodeHandlers()
-applyRlpEncode()
-applyKeccakMemo()
-applyFrameMemory()
-applyJournalWarm()
-applyEcrecoverPrecompile()
+type EipMemo = { _activatedEIPsCache: number[]; __eipArray?: number[]; __eipSet?: Set<number> }
+
+function isActivatedEIP(this: Common & EipMemo, eip: number) {
+  const array = this._activatedEIPsCache
+  if (this.__eipArray !== array) {
+    this.__eipSet = new Set(array)
+    this.__eipArray = array
+  }
+  return this.__eipSet!.has(eip)
+}
+
+/** Gives `common` (and every copy made of it from now on) the Set lookup of its active EIPs. */
+export function useEipSet(common: Common): void {
+  ;(common as { isActivatedEIP: Common['isActivatedEIP'] }).isActivatedEIP = isActivatedEIP
+}
+

@@ -4,7 +4,7 @@ import { type Address, unpadBytes } from '@ethereumjs/util'
 
 /*
  * Fixes to @ethereumjs/statemanager 10.1.3 that every state in the process
- * needs, applied once when this module loads.
+ * needs, applied by the patch registry (patches/registry.ts) when the engine is installed.
  *
  * `putStorage` means to write to the storage cache and fall back to the trie
  * only without one (`cache.put(...) ?? writeTrie(...)`), but the cache's
@@ -21,7 +21,8 @@ const prototype = MerkleStateManager.prototype as unknown as {
   __devnetPatched?: boolean
 }
 
-if (!prototype.__devnetPatched) {
+export function applyPutStorage() {
+  if (prototype.__devnetPatched) return
   const original = prototype.putStorage
   prototype.putStorage = async function (this: typeof prototype & MerkleStateManager, address, key, value) {
     const cache = this._caches?.storage

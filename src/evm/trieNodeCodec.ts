@@ -3,7 +3,7 @@ import { RLP } from '@ethereumjs/rlp'
 
 /*
  * Faster encoding and decoding of the trie nodes every state root walks,
- * applied once to @ethereumjs/mpt (10.1) when this module loads. Neither
+ * applied once to @ethereumjs/mpt (10.1) by the patch registry (patches/registry.ts). Neither
  * changes a byte of any node, so no hash or root changes.
  *
  * Computing a state root re-encodes and hashes every branch node on the path
@@ -134,7 +134,8 @@ const branch = BranchMPTNode.prototype as unknown as {
   serialize(): Uint8Array
 }
 
-if (!trie.__devnetNodeCodec) {
+export function applyTrieNodeCodec() {
+  if (trie.__devnetNodeCodec) return
   const lookupNode = trie.lookupNode
   trie.lookupNode = async function (this: TrieInternals, node) {
     if (Array.isArray(node)) return lookupNode.call(this, node)

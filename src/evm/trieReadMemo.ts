@@ -4,7 +4,7 @@ import { flat } from './trieStorage.js'
 
 /*
  * Memos of state reads that cannot go stale, applied once to every trie and
- * trie database in the process when this module loads.
+ * trie database in the process by the patch registry (patches/registry.ts).
  *
  * Trie reads, keyed by the trie's root:
  *
@@ -47,7 +47,8 @@ const prototype = MerklePatriciaTrie.prototype as unknown as {
   __devnetReadMemo?: boolean
 }
 
-if (!prototype.__devnetReadMemo) {
+export function applyTrieReadMemo() {
+  if (prototype.__devnetReadMemo) return
   const original = prototype.get
   const memo = new Map<string, Uint8Array | null>()
   prototype.get = async function (this: MerklePatriciaTrie, key, throwIfMissing = false) {
@@ -80,7 +81,8 @@ const dbPrototype = CheckpointDB.prototype as unknown as {
   __devnetReadMemo?: boolean
 }
 
-if (!dbPrototype.__devnetReadMemo) {
+export function applyTrieDbReadMemo() {
+  if (dbPrototype.__devnetReadMemo) return
   const original = dbPrototype.get
   // Per backing store: shallow copies of a MapDB wrap the same Map.
   const memos = new WeakMap<object, Map<string, Uint8Array>>()

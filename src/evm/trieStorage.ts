@@ -8,7 +8,7 @@ import { PackedNodeStore } from './packedNodeStore.js'
  * contract code of a state lives in one MapDB (every copy of the state
  * shares its Map) and is never deleted, so old roots stay readable: what
  * one entry costs is paid for every node of every block. Two fixes to
- * @ethereumjs (util/mpt 10.1), applied once when this module loads; neither
+ * @ethereumjs (util/mpt 10.1), applied once by the patch registry (patches/registry.ts); neither
  * changes a key, a value's content or a root.
  */
 
@@ -35,7 +35,8 @@ const mapDb = MapDB.prototype as unknown as {
   __devnetFlat?: boolean
 }
 
-if (!mapDb.__devnetFlat) {
+export function applyFlatMapDbStrings() {
+  if (mapDb.__devnetFlat) return
   const original = mapDb.put
   mapDb.put = function (this: MapDB<string, string | Uint8Array>, key, value) {
     if (typeof key === 'string') flat(key)
@@ -62,7 +63,8 @@ const trie = MerklePatriciaTrie.prototype as unknown as {
   __devnetEncoding?: boolean
 }
 
-if (!trie.__devnetEncoding) {
+export function applyTrieCopyEncoding() {
+  if (trie.__devnetEncoding) return
   const original = trie.shallowCopy
   trie.shallowCopy = function (this: typeof trie, includeCheckpoints = true, opts) {
     return original.call(this, includeCheckpoints, { valueEncoding: this._db.valueEncoding, ...opts })

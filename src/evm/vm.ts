@@ -2,13 +2,9 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { type VM, createVM } from '@ethereumjs/vm'
+import { installEngine, patchActive } from './patches/registry.js'
 import { packNodeStore } from './trieStorage.js'
-import './accountMemo.js'
-import './statePatches.js'
-import './speedups.js'
 import { ViewStateManager } from './viewState.js'
-import './trieReadMemo.js'
-import './trieNodeCodec.js'
 
 /** Where BLOCKHASH looks up earlier blocks: the node's chain, or a simulation's. */
 export type BlockSource = {
@@ -58,7 +54,8 @@ export async function createVmAt(
   /** A warm read-only state manager at `root` for a VM whose every run is reverted (see ViewStateManager). */
   readThrough?: MerkleStateManager,
 ): Promise<VM> {
-  const stateManager = readThrough ? viewStateAt(base, readThrough) : base.shallowCopy(false)
+  installEngine()
+  const stateManager = readThrough && patchActive('view-state') ? viewStateAt(base, readThrough) : base.shallowCopy(false)
   await stateManager.setStateRoot(root, true)
   return createVM({
     common: common.copy(),
@@ -85,7 +82,8 @@ function viewStateAt(base: MerkleStateManager, reader: MerkleStateManager) {
 
 /** A new, empty state database for a chain. */
 export function createStateManager(common: Common) {
+  installEngine()
   const state = new MerkleStateManager({ common, caches: createCaches() })
-  packNodeStore(state)
+  if (patchActive('packed-node-store')) packNodeStore(state)
   return state
 }

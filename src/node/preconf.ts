@@ -13,6 +13,7 @@ import { withIdleRequestQueues } from '../evm/idleRequestQueues.js'
 import { createVmAt } from '../evm/vm.js'
 import { deferFlushToRoot } from '../evm/deferredFlush.js'
 import { batchFlush } from '../evm/batchedFlush.js'
+import { patchActive } from '../evm/patches/registry.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import type { PooledTx } from './pool.js'
 import { orderedTrieRoot } from '../evm/orderedTrie.js'
@@ -93,6 +94,7 @@ export function toExecutedTx(
  * an async put per transaction), even for a block without transactions.
  */
 function fastBlockRoots(builder: BlockBuilder, keccak: (data: Uint8Array) => Uint8Array) {
+  if (!patchActive('block-roots')) return
   const b = builder as unknown as {
     transactions: TypedTransaction[]
     transactionResults: RunTxResult[]

@@ -16,13 +16,13 @@ import {
 // conformance/expected-failures.json must fail; once it passes, its test fails
 // until the entry is removed.
 const present = corpusPresent()
-if (!present) console.warn(`skipping execution-apis conformance: ${corpusRoot} is absent (it sits in ../shared)`)
+if (!present) console.warn(`skipping execution-apis conformance: ${corpusRoot} is absent`)
 
 const cases = present ? listCases() : []
 const methods = [...new Set(cases.map((name) => name.split('/')[0]!))]
 const expected = present ? loadExpectedFailures() : {}
 
-describe.skipIf(!present)(`execution-apis conformance${present ? '' : ' (skipped: ../shared absent)'}`, () => {
+describe.skipIf(!present)(`execution-apis conformance${present ? '' : ' (skipped: corpus absent)'}`, () => {
   let devnet: RawRpc | undefined
   let spec: unknown
 

@@ -1,16 +1,16 @@
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex } from '@ethereumjs/util'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadGethGenesis } from '../../src/evm/geth/genesis.js'
 import { type ImportedBlock, importChain, readForkchoice } from '../../src/evm/geth/importChain.js'
+import { corpusRoot } from './replay.js'
 
-/** The shared fixtures sit beside the project root; a clone of the project alone has none. */
-const fixtures = fileURLToPath(new URL('../../../shared/conformance/execution-apis/', import.meta.url))
+/** The execution-apis chain, vendored in test/data (CC0, see its SOURCE.md). */
+const fixtures = `${corpusRoot}/`
 const present = existsSync(`${fixtures}chain.rlp`)
-if (!present) console.warn(`skipping chain import tests: ${fixtures} is absent (it sits in ../shared beside the project)`)
+if (!present) console.warn(`skipping chain import tests: ${fixtures} is absent`)
 
 describe('loadGethGenesis input checks', () => {
   it('names the bad field', async () => {
@@ -35,7 +35,7 @@ describe('loadGethGenesis input checks', () => {
   })
 })
 
-describe.skipIf(!present)(`import of the execution-apis chain${present ? '' : ' (skipped: ../shared absent)'}`, () => {
+describe.skipIf(!present)(`import of the execution-apis chain${present ? '' : ' (skipped: corpus absent)'}`, () => {
   let genesisJson: unknown
   let rlp: Uint8Array
   let blocks: ImportedBlock[]

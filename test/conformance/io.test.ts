@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { corpusRoot } from './replay.js'
 import { compareResponse, formatMismatches, type JsonSchema, parseIo, resultSchemaOf, validateSchema } from './io.js'
 
-// Recorded cases from execution-apis (CC0), inlined so these tests run without ../shared.
+// Recorded cases from execution-apis (CC0), inlined so these tests run without the corpus.
 const getBalance = `// retrieves an account balance with the block parameter omitted, which defaults to latest
 >> {"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x7dcd17433742f4c0ca53122ab541d0ba67fc27df"]}
 << {"jsonrpc":"2.0","id":1,"result":"0x76"}
@@ -175,7 +176,7 @@ describe('validateSchema', () => {
     ])
   })
 
-  const specPath = fileURLToPath(new URL('../../../shared/conformance/execution-apis/spec/openrpc.json', import.meta.url))
+  const specPath = join(corpusRoot, 'spec', 'openrpc.json')
   test.skipIf(!existsSync(specPath))('behavior: recorded results fit the assembled spec', () => {
     const spec: unknown = JSON.parse(readFileSync(specPath, 'utf8'))
     const schema = resultSchemaOf(spec, 'eth_getBalance')

@@ -9,8 +9,10 @@ import { compareResponse, formatMismatches, type IoCase, parseIo, resultSchemaOf
 
 /** The project root (this file sits in `test/conformance/`). */
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url))
-/** The corpus, in `../shared` beside the project root; absent in a clone of the project alone. */
-export const corpusRoot = join(projectRoot, '..', 'shared', 'conformance', 'execution-apis')
+/** The corpus, vendored in test/data (CC0, see its SOURCE.md); `../shared` beside the project is only a fallback. */
+export const corpusRoot = [join(projectRoot, 'test', 'data', 'execution-apis'), join(projectRoot, '..', 'shared', 'conformance', 'execution-apis')].find(
+  (root) => existsSync(join(root, 'chain.rlp')),
+) ?? join(projectRoot, 'test', 'data', 'execution-apis')
 /** Known failures: `{ "<method>/<file>.io": "reason" }`. */
 export const expectedFailuresPath = join(projectRoot, 'conformance', 'expected-failures.json')
 
@@ -175,7 +177,7 @@ export function judge(results: readonly CaseResult[], expected: Record<string, s
 export function report(results: readonly CaseResult[], expected: Record<string, string>) {
   const verdict = judge(results, expected)
   return {
-    corpus: 'ethereum/execution-apis tests (see ../shared/conformance/execution-apis/SOURCE.md)',
+    corpus: 'ethereum/execution-apis tests (see test/data/execution-apis/SOURCE.md)',
     passed: verdict.passed,
     failed: verdict.failed,
     ok: verdict.unexpectedFailures.length === 0 && verdict.unexpectedPasses.length === 0 && verdict.unknownEntries.length === 0,

@@ -1,6 +1,6 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { describe, expect, it } from 'vitest'
-import '../../src/evm/vm.js'
+import './installEngine.js'
 import { seededRandom } from './generators.js'
 import { batchUpdate } from '../../src/evm/batchTrieUpdate.js'
 

@@ -4,6 +4,7 @@ import { bytesToHex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { fastCallTx1559, type CallTxFields } from '../../src/evm/callTx.js'
 import { createDevCommon } from '../../src/evm/common.js'
+import { stockEngine } from './installEngine.js'
 
 /*
  * fastCallTx1559 must build exactly what `new FeeMarket1559Tx` builds for the
@@ -45,7 +46,7 @@ function describeTx(tx: object) {
   }
 }
 
-describe.each(['prague', 'osaka'])('fastCallTx1559 on %s', (hardfork) => {
+describe.skipIf(stockEngine).each(['prague', 'osaka'])('fastCallTx1559 on %s', (hardfork) => {
   const common = createDevCommon(31337n, hardfork)
   for (const freeze of [false, true]) {
     it.each(cases)(`%s (freeze ${freeze}) equals the library's transaction`, (_, change) => {

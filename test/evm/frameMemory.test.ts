@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createDevCommon } from '../../src/evm/common.js'
 import { evmInternals } from '../../src/evm/evmInternals.js'
 import { createInterpreter, emptyMemory } from '../../src/evm/frameMemory.js'
-import '../../src/evm/vm.js'
+import './installEngine.js'
 
 /*
  * Frame memory (frameMemory.ts) starts empty and grows on demand; it must read

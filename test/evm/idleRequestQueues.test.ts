@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type Devnet, createDevnet } from '../../src/index.js'
 import { createVmAt } from '../../src/evm/vm.js'
 import type { StoredBlock } from '../../src/node/chain.js'
+import { stockEngine } from './installEngine.js'
 
 const withdrawalQueue = '0x00000961ef480eb55e80d19ad83579a64c007002'
 const consolidationQueue = '0x0000bbddc7ce488642fb579f8b00f3a590007251'
@@ -27,7 +28,7 @@ function countSystemCalls(devnet: Devnet) {
   return () => spy.mock.calls.filter(([opts]) => opts.caller?.toString() === systemAddress).length
 }
 
-describe('idle request queues at the end of a block', () => {
+describe.skipIf(stockEngine)('idle request queues at the end of a block', () => {
   let devnet: Devnet | undefined
   afterEach(async () => devnet?.close())
 

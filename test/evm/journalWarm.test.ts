@@ -3,7 +3,7 @@ import { createVM } from '@ethereumjs/vm'
 import { describe, expect, it } from 'vitest'
 import { createDevCommon } from '../../src/evm/common.js'
 import { stripPrefix } from '../../src/evm/journalWarm.js'
-import '../../src/evm/vm.js'
+import './installEngine.js'
 
 describe('journal warm sets (journalWarm.ts)', () => {
   it('stripPrefix answers as stripHexPrefix', () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallRequest, callBlock, createCallTx, toCallOutcome } from '../../src/evm/execute.js'
 import { runReadOnlyTx } from '../../src/evm/readOnlyTx.js'
 import { type Devnet, createDevnet } from '../../src/index.js'
+import { stockEngine } from './installEngine.js'
 
 /*
  * The read-only path (readOnlyTx.ts) must give what runTx gives for every
@@ -87,7 +88,7 @@ const shape = (o: ReturnType<typeof toCallOutcome>) => ({
   createdAddress: o.createdAddress,
 })
 
-describe('read-only call path', () => {
+describe.skipIf(stockEngine)('read-only call path', () => {
   const from = (d: Devnet) => d.accounts[0]!.address
 
   it('matches runTx for a fee-less call: balances, refunds, logs, gas left', async () => {

@@ -2,7 +2,7 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from 'viem'
 import { describe, expect, it } from 'vitest'
-import '../../src/evm/vm.js'
+import './installEngine.js'
 import { seededRandom } from './generators.js'
 import { decodeNodeItems, encodeBranch } from '../../src/evm/trieNodeCodec.js'
 

@@ -25,6 +25,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
 import { smartWalletAbi, smartWalletBytecode } from '../../src/artifacts/smartWallet.js'
+import { installEngine } from '../../src/evm/patches/registry.js'
 import { buildTokenGenesis, type TokenGenesis, type TokenGenesisOptions } from '../../src/evm/token.js'
 import type { ReadSlot } from '../../src/evm/tokenSlots.js'
 
@@ -105,6 +106,8 @@ const genesisCache = new Map<string, Promise<TokenGenesis>>()
  * signed EIP-1559 txs run with `runTx`, so gas figures include intrinsic cost.
  */
 export async function createHarness(options: HarnessOptions = {}) {
+  // devnet's engine (its patches of @ethereumjs), or stock @ethereumjs under DEVNET_ENGINE=stock: npm test runs both.
+  installEngine()
   const chainId = options.chainId ?? 1
   const common =
     chainId === 1

@@ -4,7 +4,9 @@ import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { createAccount, createAddressFromString } from '@ethereumjs/util'
 import type { Hex } from 'viem'
 import { hexToBytes, isHex, numberToHex, padHex } from 'viem/utils'
-import { customCrypto } from '../crypto.js'
+import { engineCrypto } from '../common.js'
+import { assertKnownEips, patchActive } from '../patches/registry.js'
+import { useEipSet } from '../speedups.js'
 import { ChainImportError } from './errors.js'
 import { createKzg } from './kzg.js'
 
@@ -151,7 +153,7 @@ export async function loadGethGenesis(json: unknown): Promise<GethChain> {
     common = createCommonFromGethGenesis(gethGenesis, {
       chain: 'devnet-geth-genesis',
       // the node's crypto (native ecrecover when available), plus KZG for blob txs
-      customCrypto: { ...customCrypto, kzg: createKzg() },
+      customCrypto: { ...engineCrypto(), kzg: createKzg() },
       // @ethereumjs/common 10.1.3 rewrites a BPO fork's params from blobSchedule as
       // per-block totals, while the BPO code path reads `target`/`max` (blob counts):
       // give them back as hardfork-scoped params, which the param cache merges in.
@@ -161,6 +163,8 @@ export async function loadGethGenesis(json: unknown): Promise<GethChain> {
     throw new ChainImportError(`genesis: config: ${(error as Error).message}`)
   }
   common.setHardforkBy({ blockNumber: 0n, timestamp })
+  assertKnownEips(common)
+  if (patchActive('eip-set')) useEipSet(common)
 
   const stateManager = new MerkleStateManager({ common })
   for (const account of alloc) {

@@ -1,0 +1,15 @@
+/**
+ * Checks every engine patch's fingerprint against the installed @ethereumjs
+ * and exits non-zero, naming the patches, on a difference. scripts/bundle.mjs
+ * runs it (bundled with the packages left external, so it reads the very
+ * files the CLI bundle inlines) before building the bundle, whose esbuild
+ * reprint of the library no longer has the upstream source text.
+ */
+import { EnginePatchMismatchError, checkFingerprints, enginePatches } from './registry.js'
+
+const mismatches = checkFingerprints()
+if (mismatches.length > 0) {
+  console.error(new EnginePatchMismatchError(mismatches).message)
+  process.exit(1)
+}
+console.log(`engine patches: ${enginePatches.length} fingerprints match the installed @ethereumjs`)

@@ -1,0 +1,511 @@
+import { createHash } from 'node:crypto'
+import { BlockBuilder, Bloom, runTx } from '@ethereumjs/vm'
+import { Common } from '@ethereumjs/common'
+import { EVM } from '@ethereumjs/evm'
+import { BranchMPTNode, CheckpointDB, MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
+import { MerkleStateManager } from '@ethereumjs/statemanager'
+import { AccessList2930Tx, Blob4844Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx'
+import { Account, MapDB, ecrecover } from '@ethereumjs/util'
+import { applyAccountMemo } from '../accountMemo.js'
+import { applyEcrecoverPrecompile } from '../ecrecoverPrecompile.js'
+import { applyFramePatches } from '../evmFrames.js'
+import { evmInternals } from '../evmInternals.js'
+import { applyFrameMemory } from '../frameMemory.js'
+import { applyInterpreterLoop } from '../interpreterLoop.js'
+import { applyJournalWarm } from '../journalWarm.js'
+import { applyKeccakMemo } from '../keccakMemo.js'
+import { applyOpcodeHandlers } from '../opcodeHandlers.js'
+import { applyRlpEncode } from '../rlpEncode.js'
+import { applySenderAddressMemo } from '../senderAddress.js'
+import { applySerializedMemo } from '../serializedMemo.js'
+import { applyJumpDestinationMemo } from '../speedups.js'
+import { applyPutStorage } from '../statePatches.js'
+import { applyTrieDbReadMemo, applyTrieReadMemo } from '../trieReadMemo.js'
+import { applyTrieNodeCodec } from '../trieNodeCodec.js'
+import { applyFlatMapDbStrings, applyTrieCopyEncoding } from '../trieStorage.js'
+import { knownEips } from './knownEips.js'
+
+/**
+ * Every place where devnet's engine replaces code of @ethereumjs 10.1.3, in
+ * one list: what it replaces, why (the gain measured when it was written),
+ * and a fingerprint of the upstream code it was written against.
+ *
+ * The fingerprint is the sha256 of the upstream functions' (or classes')
+ * source text, `String(fn)`, joined in the order `upstream` lists them. When
+ * @ethereumjs is upgraded and any of those functions changes, the engine
+ * refuses to start and names the patches to review (or runs stock with
+ * DEVNET_ENGINE=stock): a replacement is only known to compute what the code
+ * it replaces computed, not what a newer version computes.
+ *
+ * Two scopes:
+ * - `process`: applied to the library's prototypes and tables once, by
+ *   `installEngine()`, which the engine's entry points call (createDevCommon,
+ *   createStateManager, ...): never when a module is imported.
+ * - `instance`: applied by devnet's own code to its own objects (a state
+ *   manager, a VM, a block builder) or a code path of its own that stands in
+ *   for a library call; the call site asks `patchActive(id)` first.
+ *
+ * DEVNET_ENGINE=stock installs nothing and turns every instance patch off: the
+ * node runs the library as published, slower, and the differential suite
+ * (test/engine) compares the two.
+ *
+ * `scripts/patch-fingerprints.ts` prints the current fingerprints (after an
+ * upgrade, once each patch has been reviewed against the new source).
+ */
+
+export type EnginePatch = {
+  /** Stable name, used in errors and by `patchActive`. */
+  id: string
+  /** What it replaces, as `package: symbol`. */
+  replaces: string[]
+  /** Why it exists: the cost it removes, as measured when it was written. */
+  why: string
+  /** Where the replacement lives. */
+  file: string
+  scope: 'process' | 'instance'
+  /** The upstream functions or classes the replacement was written against, read from the installed library. */
+  upstream: () => unknown[]
+  /** sha256 (hex) of the upstream sources at @ethereumjs 10.1.3. */
+  fingerprint: string
+  /** For `process` patches: installs it. */
+  apply?: () => void
+}
+
+const interpreter = () => (evmInternals.interpreter as { Interpreter: { prototype: Record<string, unknown> } }).Interpreter
+const handlers = () => (evmInternals.functions as { handlers: Map<number, unknown> }).handlers
+const gasHandlers = () => (evmInternals.gas as { dynamicGasHandlers: Map<number, unknown> }).dynamicGasHandlers
+const ecrecoverEntry = () =>
+  (evmInternals.precompiles as { precompileEntries: { address: string; precompile: unknown }[] }).precompileEntries.find(
+    (e) => e.address === `${'00'.repeat(19)}01`,
+  )?.precompile
+const txClasses = [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]
+const proto = (c: { prototype: unknown }) => c.prototype as Record<string, unknown>
+
+export const enginePatches: readonly EnginePatch[] = [
+  {
+    id: 'interpreter-loop',
+    replaces: ['@ethereumjs/evm: Interpreter.prototype.run'],
+    why: 'ethereumjs awaits two or three promises per opcode (runStep, the gas handler); on a token balanceOf (136 opcodes) that machinery cost more than the opcodes. The loop awaits only what returns a promise.',
+    file: 'src/evm/interpreterLoop.ts',
+    scope: 'process',
+    upstream: () => [interpreter().prototype.run, interpreter().prototype.runStep],
+    fingerprint: '53cffbf85e1787f5866dacbe9525a33e84962ad2a94793000278070aebe577f9',
+    apply: applyInterpreterLoop,
+  },
+  {
+    id: 'jump-destination-memo',
+    replaces: ['@ethereumjs/evm: Interpreter.prototype._getValidJumpDestinations'],
+    why: 'The whole bytecode was scanned for JUMPDESTs at the first jump of every frame: most of a balanceOf on the ~20 kB token (with the EIP set below, ~30 % of eth_call).',
+    file: 'src/evm/speedups.ts',
+    scope: 'process',
+    upstream: () => [interpreter().prototype._getValidJumpDestinations],
+    fingerprint: '92d44fb4b3473f66f75decf47aca83ad80f8260353ceb7ff6bcff4da77508dc0',
+    apply: applyJumpDestinationMemo,
+  },
+  {
+    id: 'eip-set',
+    replaces: ['@ethereumjs/common: Common.prototype.isActivatedEIP (own property of devnet\'s Commons)'],
+    why: 'Array.includes over ~80 EIP numbers, several times per opcode; a Set of the same array answers the same.',
+    file: 'src/evm/speedups.ts',
+    scope: 'instance',
+    upstream: () => [Common.prototype.isActivatedEIP, proto(Common)._buildActivatedEIPsCache],
+    fingerprint: '0641b1354a484e3819a871a235e8312ac23d710a8b3de2af25e238b16cdcb24a',
+  },
+  {
+    id: 'call-frames',
+    replaces: ['@ethereumjs/evm: EVM.prototype._executeCall', '@ethereumjs/evm: EVM.prototype.runInterpreter'],
+    why: 'Each frame copied its message and result through object spreads (V8 slow path): a tenth of a token eth_call.',
+    file: 'src/evm/evmFrames.ts',
+    scope: 'process',
+    upstream: () => [proto(EVM)._executeCall, proto(EVM).runInterpreter],
+    fingerprint: '650139c69ae08aa69262e1f1bee7f3d36cb10c0552d91043f3928f70ee855299',
+    apply: applyFramePatches,
+  },
+  {
+    id: 'frame-memory',
+    replaces: ['@ethereumjs/evm: Memory.prototype.extend', '@ethereumjs/evm: new Interpreter (constructor, via createInterpreter)'],
+    why: 'new Memory() zero-filled 8 kB per frame (~3.5 µs with its GC) where a token call touches a few hundred bytes.',
+    file: 'src/evm/frameMemory.ts',
+    scope: 'process',
+    upstream: () => [
+      (evmInternals.memory as { Memory: { prototype: Record<string, unknown> } }).Memory.prototype.extend,
+      (evmInternals.memory as { Memory: unknown }).Memory,
+      interpreter(),
+    ],
+    fingerprint: '55ba39de4c5e3f7c1c1cd0a52cbad15c34e68377b02a21e3de29731b1d4a76d8',
+    apply: applyFrameMemory,
+  },
+  {
+    id: 'opcode-handlers',
+    replaces: [
+      '@ethereumjs/evm: handlers MSTORE (0x52), MLOAD (0x51), CALLDATALOAD (0x35), SLOAD (0x54), SSTORE (0x55), LOG0-LOG4 (0xa0-0xa4)',
+      '@ethereumjs/evm: dynamicGasHandlers SLOAD (0x54), SSTORE (0x55)',
+    ],
+    why: 'Stack words went to bytes through a hex string and setLengthLeft\'s array spreads: a few per cent of a token call.',
+    file: 'src/evm/opcodeHandlers.ts',
+    scope: 'process',
+    upstream: () => [
+      ...[0x52, 0x51, 0x35, 0x54, 0x55, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4].map((op) => handlers().get(op)),
+      gasHandlers().get(0x54),
+      gasHandlers().get(0x55),
+      (evmInternals.eip2200 as { updateSstoreGasEIP2200: unknown }).updateSstoreGasEIP2200,
+      (evmInternals.eip2929 as { accessStorageEIP2929: unknown }).accessStorageEIP2929,
+    ],
+    fingerprint: '6a63b4c0fa1afe2380ec050aa098b179014147abbce00b923b26780ae0ac7add',
+    apply: applyOpcodeHandlers,
+  },
+  {
+    id: 'keccak-memo',
+    replaces: ['@ethereumjs/evm: handlers KECCAK256 (0x20)', '@ethereumjs/vm: Bloom.prototype.add'],
+    why: 'Every token call hashes the same mapping slots and every receipt the same address and topic; a memo lookup costs a fraction of a keccak.',
+    file: 'src/evm/keccakMemo.ts',
+    scope: 'process',
+    upstream: () => [handlers().get(0x20), proto(Bloom).add],
+    fingerprint: '22da3196fb5824e8ac712a9d9f18c660048e34f3b8e8922128dbe8177ea3b9f2',
+    apply: applyKeccakMemo,
+  },
+  {
+    id: 'rlp-encode',
+    replaces: ['@ethereumjs/rlp: RLP.encode'],
+    why: 'The library allocated a dozen arrays per item (length prefixes through hex strings, variadic concatBytes): a tenth of eth_simulateV1, a twentieth of eth_call. One measured allocation instead.',
+    file: 'src/evm/rlpEncode.ts',
+    scope: 'process',
+    upstream: () => [RLP.encode],
+    fingerprint: '29ea5ebf4f9afd851fe1984771fd54f687cd35bbfd038ccf47e3ca07c23c44ef',
+    apply: applyRlpEncode,
+  },
+  {
+    id: 'journal-warm',
+    replaces: ['@ethereumjs/evm: Journal.prototype.addAlwaysWarmAddress', '@ethereumjs/evm: Journal.prototype.addAlwaysWarmSlot'],
+    why: 'A hex regular expression per warmed address (17 precompiles, sender, recipient, coinbase per call): ~2 % of a token balanceOf.',
+    file: 'src/evm/journalWarm.ts',
+    scope: 'process',
+    upstream: () => {
+      const { Journal } = evmInternals.journal as { Journal: { prototype: Record<string, unknown> } }
+      return [Journal.prototype.addAlwaysWarmAddress, Journal.prototype.addAlwaysWarmSlot]
+    },
+    fingerprint: '960e391d950b37c16af46c7dcdf0d9b7d2480957bdee885f3f010ea570b177ac',
+    apply: applyJournalWarm,
+  },
+  {
+    id: 'ecrecover-precompile',
+    replaces: ['@ethereumjs/evm: precompile 0x01 (ECRECOVER)'],
+    why: 'Padding through setLengthRight/setLengthLeft spreads, v through a hex string and the pure-JS keccak: about half the precompile\'s time beside the recovery itself (every EIP-3009 authorization and permit).',
+    file: 'src/evm/ecrecoverPrecompile.ts',
+    scope: 'process',
+    upstream: () => [ecrecoverEntry()],
+    fingerprint: '929a02cbc3cce23db727f50f200cd6dde501c2adb4aadf868114fc98baf62448',
+    apply: applyEcrecoverPrecompile,
+  },
+  {
+    id: 'storage-cache-write',
+    replaces: ['@ethereumjs/statemanager: MerkleStateManager.prototype.putStorage'],
+    why: 'A bug: `cache.put(...) ?? writeTrie(...)` wrote every SSTORE through to the storage trie (hashing and database writes per slot), the most expensive step of a storage-touching transaction.',
+    file: 'src/evm/statePatches.ts',
+    scope: 'process',
+    upstream: () => [proto(MerkleStateManager).putStorage],
+    fingerprint: '0f12e682615703b05eca1b944e527fd57e99624c7825c70a0d835b4d13b17e3e',
+    apply: applyPutStorage,
+  },
+  {
+    id: 'account-memo',
+    replaces: ['@ethereumjs/util: Account.prototype.serialize', '@ethereumjs/statemanager: MerkleStateManager.prototype.getAccount'],
+    why: 'Each cached account was decoded from RLP on every read (an ETH transfer reads its accounts ~10 times): ~5 % of its CPU.',
+    file: 'src/evm/accountMemo.ts',
+    scope: 'process',
+    upstream: () => [proto(Account).serialize, proto(MerkleStateManager).getAccount],
+    fingerprint: '0ee17794b140ace250ee2f162174f80f9f691512f224afaf6a949ebb6cf05573',
+    apply: applyAccountMemo,
+  },
+  {
+    id: 'trie-read-memo',
+    replaces: ['@ethereumjs/mpt: MerklePatriciaTrie.prototype.get'],
+    why: 'Reverted checkpoints (every eth_call, eth_simulateV1) forgot every read: each request walked the trie again (~0.1 ms per read). A read at a root never changes.',
+    file: 'src/evm/trieReadMemo.ts',
+    scope: 'process',
+    upstream: () => [proto(MerklePatriciaTrie).get],
+    fingerprint: 'feaff5657fc21b11e0814e220061b4728d53ca5e502a7beda7e9625678a81b24',
+    apply: applyTrieReadMemo,
+  },
+  {
+    id: 'trie-db-read-memo',
+    replaces: ['@ethereumjs/mpt: CheckpointDB.prototype.get'],
+    why: 'Hex-stored values were decoded into a new array on every read; keeps code the same array for the jump-destination memo.',
+    file: 'src/evm/trieReadMemo.ts',
+    scope: 'process',
+    upstream: () => [proto(CheckpointDB).get],
+    fingerprint: 'cb0123b741ef51da434902a2cf31d320781bdd433aed6ab0991c773996f1e4e3',
+    apply: applyTrieDbReadMemo,
+  },
+  {
+    id: 'trie-node-codec',
+    replaces: ['@ethereumjs/mpt: MerklePatriciaTrie.prototype.lookupNode', '@ethereumjs/mpt: BranchMPTNode.prototype.serialize'],
+    why: 'Encoding a branch built 18 arrays, decoding copied each item again: about a sixth of executing and sealing a block of transfers.',
+    file: 'src/evm/trieNodeCodec.ts',
+    scope: 'process',
+    upstream: () => [proto(MerklePatriciaTrie).lookupNode, proto(BranchMPTNode).serialize],
+    fingerprint: '4468f038b91c413917ae4f34c4307b521fc209e9fc75afc715281d6060f479d7',
+    apply: applyTrieNodeCodec,
+  },
+  {
+    id: 'mapdb-flat-strings',
+    replaces: ['@ethereumjs/util: MapDB.prototype.put'],
+    why: 'Hex keys and values kept as V8 ropes (one cons cell per byte): ~1 kB per 32-byte key instead of ~100 bytes.',
+    file: 'src/evm/trieStorage.ts',
+    scope: 'process',
+    upstream: () => [proto(MapDB).put],
+    fingerprint: 'e11037a7f8e61af116278889736ab296ad1194b05a7f8d9b01a34142bcb5e2bd',
+    apply: applyFlatMapDbStrings,
+  },
+  {
+    id: 'trie-copy-encoding',
+    replaces: ['@ethereumjs/mpt: MerklePatriciaTrie.prototype.shallowCopy'],
+    why: 'Copies fell back to storing nodes as hex strings (twice the size, decoded on every read) for every storage trie and state copy.',
+    file: 'src/evm/trieStorage.ts',
+    scope: 'process',
+    upstream: () => [proto(MerklePatriciaTrie).shallowCopy],
+    fingerprint: 'f38a7abd232bf7d544b432e455e525cdc1e926007981d0c1deba7ccd6a790480',
+    apply: applyTrieCopyEncoding,
+  },
+  {
+    id: 'sender-address-memo',
+    replaces: txClasses.map((c) => `@ethereumjs/tx: ${c.name}.prototype.getSenderAddress`),
+    why: 'The sender address was re-hashed with the pure-JS keccak at every getSenderAddress (admission, runTx).',
+    file: 'src/evm/senderAddress.ts',
+    scope: 'process',
+    upstream: () => txClasses.map((c) => proto(c).getSenderAddress),
+    fingerprint: 'ef69709203524f747f25e0cec5ac83702231fb79bb0c7c2fbb3a1bf227606603',
+    apply: applySenderAddressMemo,
+  },
+  {
+    id: 'serialized-memo',
+    replaces: txClasses.map((c) => `@ethereumjs/tx: ${c.name}.prototype.serialize`),
+    why: 'A decoded transaction was RLP-encoded again for every hash and trie: ~5 % of the CPU per ETH transfer.',
+    file: 'src/evm/serializedMemo.ts',
+    scope: 'process',
+    upstream: () => txClasses.map((c) => proto(c).serialize),
+    fingerprint: 'c2d2ab8e43d51c86bb49e1a6e86580b4b70cd1c3f746b14ac19712ccbb6cdc02',
+    apply: applySerializedMemo,
+  },
+  // Instance patches: devnet's own objects and code paths; call sites ask patchActive(id).
+  {
+    id: 'native-crypto',
+    replaces: ['@ethereumjs/common: customCrypto.keccak256 / customCrypto.ecrecover (the library defaults)'],
+    why: 'Signature recovery is the hottest step of admission: pure-JS ~900/s, native secp256k1 ~20x; keccak by WebAssembly is ~2x the native binding at trie-node sizes.',
+    file: 'src/evm/crypto.ts',
+    scope: 'instance',
+    upstream: () => [ecrecover],
+    fingerprint: '562236d47997779541639d10bca0b8b38f2219b5a5c462d20b70655c3e488dcc',
+  },
+  {
+    id: 'common-params',
+    replaces: ['@ethereumjs/common: Common.prototype.updateParams (per Common, for the four standard sets)'],
+    why: 'Every tx and block copies its Common and re-merges the same parameter sets: a third of sealing a small block.',
+    file: 'src/evm/common.ts',
+    scope: 'instance',
+    upstream: () => [Common.prototype.updateParams, Common.prototype.copy],
+    fingerprint: 'b3835362881c8dba6c3de0d11df30638d671ed2a993db9fb64fc6538771b48df',
+  },
+  {
+    id: 'packed-node-store',
+    replaces: ['@ethereumjs/util: MapDB._database (the Map of trie nodes)'],
+    why: 'Trie nodes as keys and values in shared 1 MiB slabs: memory per stored node.',
+    file: 'src/evm/packedNodeStore.ts',
+    scope: 'instance',
+    upstream: () => [MapDB],
+    fingerprint: '7630e28c8c9e25a9bd7600b1ee36e036997b3a8ba7d388cf296b1ddbea8b7f9a',
+  },
+  {
+    id: 'view-state',
+    replaces: ['@ethereumjs/statemanager: MerkleStateManager reads (subclass ViewStateManager)'],
+    why: 'Reverted call checkpoints forgot every read; a warm read-through base saves the trie walks, two thirds of a token balanceOf.',
+    file: 'src/evm/viewState.ts',
+    scope: 'instance',
+    upstream: () => [MerkleStateManager],
+    fingerprint: '5100e441e3aad5e0ad174fe4c3fd7f1ee923d7f02a122b069aa6f6d26bc85e6e',
+  },
+  {
+    id: 'deferred-flush',
+    replaces: ['@ethereumjs/statemanager: MerkleStateManager.prototype.commit (on the pre-confirmed state)'],
+    why: 'The caches were flushed into the trie at every transaction; once per root writes shared accounts once.',
+    file: 'src/evm/deferredFlush.ts',
+    scope: 'instance',
+    upstream: () => [proto(MerkleStateManager).commit],
+    fingerprint: 'f1f62ebe50cfa40a8ea069a9b2b06d7cbb751e653f7ec71373392728ec2a0c05',
+  },
+  {
+    id: 'batched-flush',
+    replaces: ['@ethereumjs/statemanager: MerkleStateManager.prototype.flush (on the pre-confirmed state)'],
+    why: 'One put per slot and account, each re-hashing its path; one batched trie update per trie instead.',
+    file: 'src/evm/batchedFlush.ts',
+    scope: 'instance',
+    upstream: () => [proto(MerkleStateManager).flush],
+    fingerprint: '01d58661deeb4987dbaf604aad221e67cf7f3fffbd7c6ef5afa0e1cc5a3ce509',
+  },
+  {
+    id: 'idle-request-queues',
+    replaces: ['@ethereumjs/vm: EIP-7002/7251 system calls of BlockBuilder.build (accumulateRequests)'],
+    why: 'Two full EVM calls and flushes per Prague block for queues that are empty: about half of sealing an empty block.',
+    file: 'src/evm/idleRequestQueues.ts',
+    scope: 'instance',
+    upstream: () => [BlockBuilder],
+    fingerprint: '1979ac7c04244a478210d48a61b5186137f1b1ec6f34cacdaa79b132ce09c45b',
+  },
+  {
+    id: 'block-roots',
+    replaces: ['@ethereumjs/vm: BlockBuilder.prototype.transactionsTrie / receiptTrie'],
+    why: 'A trie with a database and an async put per item at every seal, even for an empty block; one synchronous ordered-trie pass gives the same roots.',
+    file: 'src/evm/orderedTrie.ts',
+    scope: 'instance',
+    upstream: () => [proto(BlockBuilder).transactionsTrie, proto(BlockBuilder).receiptTrie],
+    fingerprint: 'ae12e7297960205bf2cf8ee735488c89a984a3739ffc6287527617d620ff7d2a',
+  },
+  {
+    id: 'call-tx',
+    replaces: ['@ethereumjs/tx: new FeeMarket1559Tx (for eth_call requests)'],
+    why: 'The constructor turned every bigint into bytes and back and checked each bound: ~10 % of a balanceOf (~0.17 -> ~0.15 ms).',
+    file: 'src/evm/callTx.ts',
+    scope: 'instance',
+    upstream: () => [FeeMarket1559Tx],
+    fingerprint: '146f2be9b01e5bd19f3ca2ce9ee192bc292673e263d465e7179a322e6f22ef92',
+  },
+  {
+    id: 'read-only-tx',
+    replaces: ['@ethereumjs/vm: runTx (for calls whose state is reverted)'],
+    why: 'runTx\'s steps after execution (refund, coinbase, cleanup, bloom, receipt) are thrown away by a call: a fifth of a token balanceOf.',
+    file: 'src/evm/readOnlyTx.ts',
+    scope: 'instance',
+    upstream: () => [runTx],
+    fingerprint: '7effafbcc77c6379e87f2328d0a84e70481ffa22c41690fb3737e095656952aa',
+  },
+]
+
+export type EngineMode = 'devnet' | 'stock'
+
+/** The engine DEVNET_ENGINE asks for: `stock` runs @ethereumjs unpatched, anything else but `devnet` (or unset) is an error. */
+export function engineModeOf(env: Record<string, string | undefined> = process.env): EngineMode {
+  const value = env.DEVNET_ENGINE?.trim()
+  if (value === undefined || value === '' || value === 'devnet') return 'devnet'
+  if (value === 'stock') return 'stock'
+  throw new Error(`DEVNET_ENGINE must be "devnet" or "stock", not ${JSON.stringify(value)}`)
+}
+
+/** The sha256 of upstream sources, as the registry records it. */
+export function fingerprintOf(sources: readonly string[]): string {
+  const hash = createHash('sha256')
+  for (const source of sources) hash.update(source).update('\n\0\n')
+  return hash.digest('hex')
+}
+
+/** Upstream sources captured just before each process patch was applied (after it, the library holds ours). */
+const capturedSources = new Map<string, string[]>()
+
+/** The upstream source text a patch was checked against: what the installed library holds (before the patch). */
+export function upstreamSources(patch: EnginePatch): string[] {
+  return capturedSources.get(patch.id) ?? patch.upstream().map((fn) => (fn === undefined ? '<missing>' : String(fn)))
+}
+
+export type PatchMismatch = { id: string; replaces: string[]; expected: string; actual: string }
+
+/** The patches whose upstream code differs from the code they were written against. */
+export function checkFingerprints(
+  patches: readonly EnginePatch[] = enginePatches,
+  sourcesOf: (patch: EnginePatch) => string[] = upstreamSources,
+): PatchMismatch[] {
+  const mismatches: PatchMismatch[] = []
+  for (const patch of patches) {
+    const actual = fingerprintOf(sourcesOf(patch))
+    if (actual !== patch.fingerprint) mismatches.push({ id: patch.id, replaces: patch.replaces, expected: patch.fingerprint, actual })
+  }
+  return mismatches
+}
+
+/** Throws EnginePatchMismatchError, naming every patch whose upstream code differs from the code it was written against. */
+export function verifyEnginePatches(
+  patches: readonly EnginePatch[] = enginePatches,
+  sourcesOf: (patch: EnginePatch) => string[] = upstreamSources,
+): void {
+  const mismatches = checkFingerprints(patches, sourcesOf)
+  if (mismatches.length > 0) throw new EnginePatchMismatchError(mismatches)
+}
+
+/** The installed @ethereumjs differs from the version the named patches were written against. */
+export class EnginePatchMismatchError extends Error {
+  override name = 'EnginePatchMismatchError'
+  readonly patches: string[]
+  constructor(readonly mismatches: PatchMismatch[]) {
+    super(
+      `devnet's engine patches were written against @ethereumjs 10.1.3, and the installed library differs for ` +
+        `${mismatches.length} of them: ${mismatches.map((m) => m.id).join(', ')}.\n` +
+        mismatches.map((m) => `  - ${m.id}: ${m.replaces.join('; ')}`).join('\n') +
+        `\nReview each against the new source (src/evm/patches/registry.ts, scripts/patch-fingerprints.ts), ` +
+        `or run the unpatched library with DEVNET_ENGINE=stock.`,
+    )
+    this.patches = mismatches.map((m) => m.id)
+  }
+}
+
+/** An EIP active on a chain that the engine's guards were not written for. */
+export class UnknownEipError extends Error {
+  override name = 'UnknownEipError'
+  constructor(readonly eips: number[]) {
+    super(
+      `EIP ${eips.map((e) => `EIP-${e}`).join(', ')} can be active on this chain, but devnet's engine patches only know the EIPs of ` +
+        `@ethereumjs 10.1.3, and their guards would run the fast paths without it. Review src/evm/patches/registry.ts ` +
+        `(and src/evm/patches/knownEips.ts), or run the unpatched library with DEVNET_ENGINE=stock.`,
+    )
+  }
+}
+
+let installed: EngineMode | undefined
+
+/** Whether this is a bundle that checked the fingerprints when it was built (scripts/bundle.mjs): its library is fixed. */
+declare const DEVNET_FINGERPRINTS_CHECKED_AT_BUILD: boolean | undefined
+const checkedAtBuild = typeof DEVNET_FINGERPRINTS_CHECKED_AT_BUILD !== 'undefined' && DEVNET_FINGERPRINTS_CHECKED_AT_BUILD === true
+
+/**
+ * Installs the engine for this process, once: in `devnet` mode, checks every
+ * fingerprint (throwing EnginePatchMismatchError, naming the patches, on any
+ * difference) and applies the process patches; in `stock` mode, nothing.
+ * Returns the mode. The first call decides: the process patches cannot be
+ * taken back.
+ */
+export function installEngine(mode: EngineMode = engineModeOf()): EngineMode {
+  if (installed !== undefined) return installed
+  if (mode === 'stock') return (installed = 'stock')
+  // Read every upstream source before any patch changes the library (some patches read what others replace).
+  const sources = new Map(enginePatches.map((patch) => [patch.id, upstreamSources(patch)]))
+  if (!checkedAtBuild) verifyEnginePatches(enginePatches, (patch) => sources.get(patch.id)!)
+  for (const [id, text] of sources) capturedSources.set(id, text)
+  for (const patch of enginePatches) if (patch.scope === 'process') patch.apply!()
+  return (installed = 'devnet')
+}
+
+/** The engine mode of this process (installing it on first use). */
+export function engineMode(): EngineMode {
+  return installed ?? installEngine()
+}
+
+/** Whether the patch `id` is in effect: an instance patch's call site asks before it patches. */
+export function patchActive(id: string): boolean {
+  if (engineMode() === 'stock') return false
+  if (!enginePatches.some((p) => p.id === id)) throw new Error(`no engine patch named ${id} in src/evm/patches/registry.ts`)
+  return true
+}
+
+/**
+ * Throws UnknownEipError when any fork of `common`'s schedule (or its extra
+ * EIPs) activates an EIP that @ethereumjs 10.1.3 did not know: the fast
+ * paths' guards list the EIPs they leave to the library by number, so an EIP
+ * they never heard of would run through them unchecked. Stock mode has no
+ * fast paths and no guard.
+ */
+export function assertKnownEips(common: Common): void {
+  if (engineMode() === 'stock') return
+  const c = common as unknown as { HARDFORK_CHANGES: [string, { eips?: number[] }][]; _eips: number[] }
+  const unknown = new Set<number>()
+  for (const [, hf] of c.HARDFORK_CHANGES) for (const eip of hf.eips ?? []) if (!knownEips.has(eip)) unknown.add(eip)
+  for (const eip of c._eips) if (!knownEips.has(eip)) unknown.add(eip)
+  if (unknown.size > 0) throw new UnknownEipError([...unknown].sort((a, b) => a - b))
+}

@@ -1,0 +1,310 @@
+/**
+ * The inputs of the differential suite, run against one in-process devnet,
+ * and what came out of them as a JSON transcript: for every block its header
+ * (state, receipts and transactions roots, bloom, gas), for every transaction
+ * the answer to its submission, its receipt (status, gas, logs) and its
+ * struct-logger trace (debug_traceTransaction), and the answers to eth_call
+ * and eth_estimateGas. The same seed gives the same inputs; the transcript
+ * depends only on what the engine computed, so two engines that compute the
+ * same chain give identical transcripts.
+ *
+ * Inputs:
+ * - random programs (program.ts) deployed by transactions, then random
+ *   transactions of every type (legacy, EIP-2930 with access lists,
+ *   EIP-1559, EIP-4844 with versioned hashes, EIP-7702 with delegations to
+ *   the programs, contract creations) with random call data, value and gas
+ *   (some too little), sealed a few at a time, and random calls;
+ * - the payment token's flows: transfer, EIP-3009 transfer/receive/cancel
+ *   with both signature forms (v, r, s and bytes), EIP-2612 permit in both
+ *   forms then transferFrom, an ERC-1271 smart wallet (contracts/test/
+ *   SmartWallet.sol) paying by authorization, pause and blacklist, and the
+ *   failures each guards (replayed, expired, cancelled, paused, blacklisted).
+ */
+import { createHash } from 'node:crypto'
+import {
+  type Hex,
+  bytesToHex,
+  encodeDeployData,
+  encodeFunctionData,
+  getContractAddress,
+  numberToHex,
+  parseSignature,
+  toHex,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { paymentTokenAbi } from '../../../src/artifacts/paymentToken.js'
+import { smartWalletAbi, smartWalletBytecode } from '../../../src/artifacts/smartWallet.js'
+import { type Devnet, createDevnet } from '../../../src/index.js'
+import { seededRandom } from '../../evm/generators.js'
+import { type World, deployCode, randomProgram } from './program.js'
+
+/** DIFF_FULL_TRACES=1 keeps every step of every trace in the transcript (large); otherwise a short hash per step. */
+const fullTraces = process.env.DIFF_FULL_TRACES === '1'
+
+type StructLog = { gas: number; failed: boolean; returnValue: string; structLogs: unknown[] }
+
+/**
+ * A struct-logger trace with each step (pc, op, gas, cost, depth, stack, storage, error) as an 8-digit hash:
+ * a transcript of every step of every transaction would be megabytes per case. Two traces differ exactly when
+ * a step's hash does, and the position of the first different hash is the step to look at (DIFF_FULL_TRACES=1).
+ */
+function compactTrace(trace: StructLog) {
+  return {
+    gas: trace.gas,
+    failed: trace.failed,
+    returnValue: trace.returnValue,
+    steps: trace.structLogs.length,
+    stepHashes: trace.structLogs.map((step) => createHash('sha256').update(JSON.stringify(step)).digest('hex').slice(0, 8)).join(''),
+  }
+}
+
+export type Entry = { label: string; [key: string]: unknown }
+export type Transcript = { seed: number; cases: number; engine: string; hardfork: string; entries: Entry[] }
+
+/** The fork a seed runs on: the default (Osaka), Prague and Cancun in turn, so each fork's fast paths and guards are compared. */
+export const hardforkOf = (seed: number) => (['osaka', 'prague', 'cancun'] as const)[seed % 3]!
+
+const gwei = 1_000_000_000n
+const programCount = 5
+
+type Account = ReturnType<typeof privateKeyToAccount>
+
+export async function runScenario(seed: number, cases: number, engine: string): Promise<Transcript> {
+  const hardfork = hardforkOf(seed)
+  const devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true, accounts: 20, hardfork })
+  try {
+    const entries: Entry[] = []
+    const run = new Run(devnet, entries)
+    await run.randomPhase(seed, cases)
+    await run.tokenPhase()
+    return { seed, cases, engine, hardfork, entries }
+  } finally {
+    await devnet.close()
+  }
+}
+
+class Run {
+  readonly keys: Account[]
+  readonly chainId: number
+  private pending: { label: string; hash: Hex }[] = []
+
+  constructor(readonly devnet: Devnet, readonly entries: Entry[]) {
+    this.keys = devnet.accounts.map((a) => privateKeyToAccount(a.privateKey))
+    this.chainId = Number(devnet.node.chainId)
+  }
+
+  rpc(method: string, params: unknown[]): Promise<any> {
+    return this.devnet.request({ method, params })
+  }
+
+  /** An RPC answer or its error, as the transcript records either. */
+  async answer(method: string, params: unknown[]): Promise<unknown> {
+    try {
+      return { result: await this.rpc(method, params) }
+    } catch (e) {
+      const error = e as { code?: number; message?: string; data?: unknown }
+      return { error: { code: error.code, message: error.message, data: error.data } }
+    }
+  }
+
+  async nonce(account: Account): Promise<number> {
+    return Number(await this.rpc('eth_getTransactionCount', [account.address, 'pending']))
+  }
+
+  /** Signs and submits; the submission's answer goes in the transcript, the hash into the next block's list. */
+  async send(label: string, from: Account, tx: Record<string, unknown>): Promise<void> {
+    const signed = await from.signTransaction({ chainId: this.chainId, nonce: await this.nonce(from), ...tx } as never)
+    const answer = (await this.answer('eth_sendRawTransaction', [signed])) as { result?: Hex }
+    this.entries.push({ label: `${label}: submit`, answer })
+    if (answer.result) this.pending.push({ label, hash: answer.result })
+  }
+
+  /** Seals what was sent; records the block, then each transaction's receipt and trace. */
+  async seal(label: string): Promise<void> {
+    const { number } = await this.devnet.seal()
+    const block = await this.rpc('eth_getBlockByNumber', [numberToHex(number), false])
+    this.entries.push({ label: `${label}: block ${number}`, block })
+    for (const { label: txLabel, hash } of this.pending) {
+      const receipt = await this.rpc('eth_getTransactionReceipt', [hash])
+      this.entries.push({ label: `${txLabel}: receipt`, receipt })
+      const trace = (await this.answer('debug_traceTransaction', [hash, {}])) as { result?: StructLog }
+      this.entries.push({ label: `${txLabel}: trace`, trace: trace.result && !fullTraces ? compactTrace(trace.result) : trace })
+    }
+    this.pending = []
+  }
+
+  async randomPhase(seed: number, cases: number): Promise<void> {
+    const rng = seededRandom(seed)
+    const deployer = this.keys[1]!
+    const first = await this.nonce(deployer)
+    const contracts = Array.from({ length: programCount }, (_, i) => getContractAddress({ from: deployer.address, nonce: BigInt(first + i) }))
+    const fork = this.devnet.config.hardfork
+    // Prague adds the BLS precompiles (0x0b-0x11), Osaka P256VERIFY (0x100); earlier addresses are empty accounts.
+    const precompiles = [...Array.from({ length: 17 }, (_, i) => i + 1), 0x100]
+    const delegations = fork !== 'cancun'
+    const world: World = { contracts, eoa: this.keys[19]!.address, precompiles }
+    for (let i = 0; i < programCount; i++) {
+      const runtime = randomProgram(rng, world, 6 + rng.int(14))
+      await this.send(`program ${i}`, deployer, {
+        type: 'eip1559', to: null, data: bytesToHex(deployCode(runtime, rng)), gas: 3_000_000n,
+        maxFeePerGas: 50n * gwei, maxPriorityFeePerGas: gwei, value: 10_000n,
+      })
+    }
+    await this.seal('programs')
+
+    const delegated: Hex[] = []
+    for (let c = 0; c < cases; c++) {
+      const label = `case ${c} (seed ${seed})`
+      const from = this.keys[2 + rng.int(8)]!
+      const targets = [...contracts, ...delegated]
+      const to = targets[rng.int(targets.length)]!
+      const data = bytesToHex(rng.bytes(rng.int(5) === 0 ? 0 : rng.int(100)))
+      const gas = rng.int(10) === 0 ? 30_000n + BigInt(rng.int(40_000)) : 100_000n + BigInt(rng.int(1_400_000))
+      const value = rng.int(3) === 0 ? BigInt(rng.int(1_000_000)) : 0n
+      const fees = { maxFeePerGas: 50n * gwei, maxPriorityFeePerGas: BigInt(rng.int(3)) * gwei }
+      // Each kind once first (every type is covered however few the cases), then at random.
+      let kind = c < 7 ? c : rng.int(7)
+      if (kind === 3 && !delegations) kind = 5
+      switch (kind) {
+        case 0:
+          await this.send(label, from, { type: 'legacy', to, data, gas, value, gasPrice: 50n * gwei })
+          break
+        case 1: {
+          const accessList = Array.from({ length: rng.int(3) }, () => ({
+            address: targets[rng.int(targets.length)]!,
+            storageKeys: Array.from({ length: rng.int(3) }, () => numberToHex(rng.int(24), { size: 32 })),
+          }))
+          await this.send(label, from, { type: 'eip2930', to, data, gas, value, gasPrice: 50n * gwei, accessList })
+          break
+        }
+        case 2:
+          await this.send(label, from, {
+            type: 'eip4844', to, data, gas, value, ...fees, maxFeePerBlobGas: 10n * gwei,
+            blobVersionedHashes: Array.from({ length: 1 + rng.int(2) }, () => `0x01${bytesToHex(rng.bytes(31)).slice(2)}` as Hex),
+          })
+          break
+        case 3: {
+          // EIP-7702: an account delegates to a program; calls to it run the program from then on.
+          const authority = this.keys[10 + rng.int(8)]!
+          const same = authority.address === from.address
+          const authorization = await authority.signAuthorization({
+            chainId: this.chainId, address: contracts[rng.int(contracts.length)]!, nonce: (await this.nonce(authority)) + (same ? 1 : 0),
+          })
+          if (!delegated.includes(authority.address)) delegated.push(authority.address)
+          await this.send(label, from, { type: 'eip7702', to, data, gas: gas + 50_000n, value, ...fees, authorizationList: [authorization] })
+          break
+        }
+        case 4: {
+          const runtime = randomProgram(rng, world, 3 + rng.int(8))
+          const init = rng.int(2) === 0 ? deployCode(runtime, rng) : runtime
+          await this.send(label, from, { type: 'eip1559', to: null, data: bytesToHex(init), gas: gas + 100_000n, value, ...fees })
+          break
+        }
+        default:
+          await this.send(label, from, { type: 'eip1559', to, data, gas, value, ...fees })
+      }
+      const call = { from: from.address, to: targets[rng.int(targets.length)]!, data: bytesToHex(rng.bytes(rng.int(80))), gas: numberToHex(1_000_000) }
+      this.entries.push({ label: `${label}: eth_call`, answer: await this.answer('eth_call', [call, 'latest']) })
+      if (c % 4 === 0) this.entries.push({ label: `${label}: eth_estimateGas`, answer: await this.answer('eth_estimateGas', [call, 'latest']) })
+      if (c % 4 === 3 || c === cases - 1) await this.seal(`cases to ${c}`)
+    }
+  }
+
+  async tokenPhase(): Promise<void> {
+    const token = this.devnet.token.address
+    const [admin, alice, bob, charlie, david, walletOwner] = [0, 11, 12, 13, 14, 15].map((i) => this.keys[i]!) as [Account, Account, Account, Account, Account, Account]
+    const domain = { name: this.devnet.config.token.name, version: '2', chainId: this.chainId, verifyingContract: token }
+    const fees = { type: 'eip1559', maxFeePerGas: 50n * gwei, maxPriorityFeePerGas: gwei, gas: 300_000n }
+    const call = (label: string, from: Account, functionName: string, args: unknown[]) =>
+      this.send(label, from, { ...fees, to: token, data: encodeFunctionData({ abi: paymentTokenAbi, functionName, args } as never) })
+    const nonceOf = (n: number) => toHex(n, { size: 32 })
+    const authorize = (signer: Account, primaryType: 'TransferWithAuthorization' | 'ReceiveWithAuthorization', message: Record<string, unknown>) =>
+      signer.signTypedData({
+        domain,
+        primaryType,
+        types: {
+          [primaryType]: [
+            { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
+            { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
+          ],
+        },
+        message,
+      } as never)
+    const split = (signature: Hex) => {
+      const { r, s, v, yParity } = parseSignature(signature)
+      return [Number(v ?? BigInt(yParity + 27)), r, s]
+    }
+    const far = 10n ** 12n
+
+    await call('token: transfer', admin, 'transfer', [alice.address, 5_000_000n])
+    // EIP-3009, v/r/s form and bytes form; a replay of the first fails.
+    const t1 = { from: alice.address, to: bob.address, value: 1_000n, validAfter: 0n, validBefore: far, nonce: nonceOf(1) }
+    const s1 = await authorize(alice, 'TransferWithAuthorization', t1)
+    await call('token: 3009 transfer (v,r,s)', charlie, 'transferWithAuthorization', [t1.from, t1.to, t1.value, t1.validAfter, t1.validBefore, t1.nonce, ...split(s1)])
+    const t2 = { ...t1, value: 2_000n, nonce: nonceOf(2) }
+    await call('token: 3009 transfer (bytes)', charlie, 'transferWithAuthorization', [t2.from, t2.to, t2.value, t2.validAfter, t2.validBefore, t2.nonce, await authorize(alice, 'TransferWithAuthorization', t2)])
+    await this.seal('token 3009')
+    await call('token: 3009 replayed', charlie, 'transferWithAuthorization', [t1.from, t1.to, t1.value, t1.validAfter, t1.validBefore, t1.nonce, ...split(s1)])
+    const r1 = { from: alice.address, to: bob.address, value: 3_000n, validAfter: 0n, validBefore: far, nonce: nonceOf(3) }
+    await call('token: 3009 receive (v,r,s)', bob, 'receiveWithAuthorization', [r1.from, r1.to, r1.value, r1.validAfter, r1.validBefore, r1.nonce, ...split(await authorize(alice, 'ReceiveWithAuthorization', r1))])
+    const r2 = { ...r1, nonce: nonceOf(4) }
+    await call('token: 3009 receive by another', charlie, 'receiveWithAuthorization', [r2.from, r2.to, r2.value, r2.validAfter, r2.validBefore, r2.nonce, await authorize(alice, 'ReceiveWithAuthorization', r2)])
+    const expired = { ...t1, nonce: nonceOf(5), validBefore: 1n }
+    await call('token: 3009 expired', charlie, 'transferWithAuthorization', [expired.from, expired.to, expired.value, expired.validAfter, expired.validBefore, expired.nonce, await authorize(alice, 'TransferWithAuthorization', expired)])
+    // Cancel (bytes form), then the cancelled authorization fails.
+    const cancelled = { ...t1, nonce: nonceOf(6) }
+    const cancel = await alice.signTypedData({
+      domain, primaryType: 'CancelAuthorization',
+      types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+      message: { authorizer: alice.address, nonce: cancelled.nonce },
+    })
+    await call('token: 3009 cancel (bytes)', david, 'cancelAuthorization', [alice.address, cancelled.nonce, cancel])
+    await this.seal('token 3009 failures')
+    await call('token: 3009 cancelled', charlie, 'transferWithAuthorization', [cancelled.from, cancelled.to, cancelled.value, cancelled.validAfter, cancelled.validBefore, cancelled.nonce, await authorize(alice, 'TransferWithAuthorization', cancelled)])
+
+    // EIP-2612 permit, both forms, then transferFrom by the spender.
+    const permit = async (owner: Account, spender: Hex, value: bigint, nonce: bigint) =>
+      owner.signTypedData({
+        domain, primaryType: 'Permit',
+        types: { Permit: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }] },
+        message: { owner: owner.address, spender, value, nonce, deadline: far },
+      })
+    await call('token: 2612 permit (v,r,s)', david, 'permit', [alice.address, charlie.address, 7_000n, far, ...split(await permit(alice, charlie.address, 7_000n, 0n))])
+    await this.seal('token permit')
+    await call('token: 2612 transferFrom', charlie, 'transferFrom', [alice.address, david.address, 4_000n])
+    await call('token: 2612 permit (bytes)', david, 'permit', [alice.address, bob.address, 1_000n, far, await permit(alice, bob.address, 1_000n, 1n)])
+    await call('token: 2612 permit replayed', david, 'permit', [alice.address, bob.address, 1_000n, far, await permit(alice, bob.address, 1_000n, 1n)])
+    await call('token: transferFrom above allowance', charlie, 'transferFrom', [alice.address, david.address, 10_000n])
+    await this.seal('token transferFrom')
+
+    // ERC-1271: a smart wallet pays by authorization, its owner's signature checked by the wallet.
+    const walletAddress = getContractAddress({ from: walletOwner.address, nonce: BigInt(await this.nonce(walletOwner)) })
+    await this.send('token: deploy SmartWallet', walletOwner, { ...fees, gas: 1_000_000n, to: null, data: encodeDeployData({ abi: smartWalletAbi, bytecode: smartWalletBytecode, args: [walletOwner.address] }) })
+    await call('token: fund wallet', admin, 'transfer', [walletAddress, 50_000n])
+    await this.seal('token wallet')
+    const w1 = { from: walletAddress, to: bob.address, value: 9_000n, validAfter: 0n, validBefore: far, nonce: nonceOf(7) }
+    await call('token: 1271 transfer', charlie, 'transferWithAuthorization', [w1.from, w1.to, w1.value, w1.validAfter, w1.validBefore, w1.nonce, await authorize(walletOwner, 'TransferWithAuthorization', w1)])
+    const w2 = { ...w1, nonce: nonceOf(8) }
+    await call('token: 1271 wrong signer', charlie, 'transferWithAuthorization', [w2.from, w2.to, w2.value, w2.validAfter, w2.validBefore, w2.nonce, await authorize(david, 'TransferWithAuthorization', w2)])
+    await this.seal('token 1271')
+
+    // Pause, blacklist: transfers fail while in force and pass after.
+    await call('token: pause', admin, 'pause', [])
+    await this.seal('token pause')
+    await call('token: transfer while paused', alice, 'transfer', [bob.address, 1n])
+    await call('token: unpause', admin, 'unpause', [])
+    await this.seal('token unpause')
+    await call('token: blacklist', admin, 'blacklist', [bob.address])
+    await this.seal('token blacklist')
+    await call('token: transfer from blacklisted', bob, 'transfer', [alice.address, 1n])
+    await call('token: transfer to blacklisted', alice, 'transfer', [bob.address, 1n])
+    await call('token: unblacklist', admin, 'unBlacklist', [bob.address])
+    await this.seal('token unblacklist')
+    await call('token: transfer after', bob, 'transfer', [alice.address, 1n])
+    await this.seal('token end')
+    for (const who of [alice, bob, charlie, david]) {
+      const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'balanceOf', args: [who.address] })
+      this.entries.push({ label: `token: balanceOf ${who.address}`, answer: await this.answer('eth_call', [{ to: token, data }, 'latest']) })
+    }
+  }
+}
