@@ -52,6 +52,10 @@ export type ConfigInput = {
     | undefined
   cors?: boolean | undefined
   bodyLimit?: number | undefined
+  batchLimit?: number | undefined
+  batchResponseLimit?: number | undefined
+  fixturesDir?: string | undefined
+  allowFs?: boolean | undefined
   debug?: boolean | undefined
   quiet?: boolean | undefined
   logs?: { maxBlockRange?: number; maxResults?: number } | undefined
@@ -67,7 +71,8 @@ export type ConfigInput = {
 const topKeys = new Set([
   'chainId', 'hardfork', 'mnemonic', 'accounts', 'balance', 'host', 'port',
   'mining', 'blockTime', 'preconfInterval', 'clock', 'genesisTimestamp',
-  'gasLimit', 'baseFee', 'rpcGasCap', 'token', 'cors', 'bodyLimit', 'debug',
+  'gasLimit', 'baseFee', 'rpcGasCap', 'token', 'cors', 'bodyLimit', 'batchLimit',
+  'batchResponseLimit', 'fixturesDir', 'allowFs', 'debug',
   'quiet', 'logs', 'simulate', 'genesis', 'import', 'forkchoice', 'fixture',
   'dumpFixture', 'preset', '$schema', '//',
 ])
@@ -189,6 +194,10 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
   }
   if (has('cors')) c.cors = toBool('cors', i.cors)
   if (has('bodyLimit')) c.bodyLimit = toInt('bodyLimit', i.bodyLimit, 1024)
+  if (has('batchLimit')) c.batchLimit = toInt('batchLimit', i.batchLimit, 1)
+  if (has('batchResponseLimit')) c.batchResponseLimit = toInt('batchResponseLimit', i.batchResponseLimit, 1024)
+  if (has('fixturesDir')) c.fixturesDir = toStr('fixturesDir', i.fixturesDir)
+  if (has('allowFs')) c.allowFs = toBool('allowFs', i.allowFs)
   if (has('debug')) c.debug = toBool('debug', i.debug)
   if (has('quiet')) c.quiet = toBool('quiet', i.quiet)
   if (has('logs')) {
