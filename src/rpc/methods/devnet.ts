@@ -87,6 +87,14 @@ export const devnetMethods: MethodDef[] = [
         pool: node.pool.size(),
         mining: mode,
         clock: { kind: node.clock.kind, now: q(node.clock.now()) },
+        // What long runs watch: installed polling filters and node event listeners (subscriptions of open sockets).
+        resources: {
+          filters: node.filters.size(),
+          listeners: (['newHead', 'preconf', 'pendingTx', 'removedBlocks', 'droppedPreconf'] as const).reduce(
+            (sum, name) => sum + node.events.listenerCount(name),
+            0,
+          ),
+        },
       }
     },
   }),
