@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { formatEther } from 'viem/utils'
 import { ConfigError, type ConfigInput, readConfigFile } from '../config/load.js'
 import { startDevnet } from '../index.js'
+import { exposureWarning } from './exposure.js'
 
 const help = `Usage: devnet start [options]
        devnet fixture save|load|inspect FILE [options]   (devnet fixture --help)
@@ -23,6 +24,8 @@ Options:
   --fixture FILE         start from a fixture (its chain id, hardfork, accounts and
                          token replace the config's; port, mining and clock stay)
   --dump-fixture FILE    write the chain to FILE as a fixture on exit (SIGINT/SIGTERM)
+  --fixtures-dir DIR     where devnet_dumpFixture / devnet_loadFixture paths resolve (default ./fixtures)
+  --allow-fs             let JSON-RPC fixture paths go anywhere (absolute, ..) instead
   --debug                send internal error details to clients
   --quiet                print only the listening line
   --version              print the version
@@ -44,6 +47,8 @@ const flags = {
   forkchoice: { type: 'string' },
   fixture: { type: 'string' },
   'dump-fixture': { type: 'string' },
+  'fixtures-dir': { type: 'string' },
+  'allow-fs': { type: 'boolean' },
   debug: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -106,6 +111,8 @@ async function main(argv: string[]) {
   if (values.forkchoice !== undefined) cli.forkchoice = values.forkchoice
   if (values.fixture !== undefined) cli.fixture = values.fixture
   if (values['dump-fixture'] !== undefined) cli.dumpFixture = values['dump-fixture']
+  if (values['fixtures-dir'] !== undefined) cli.fixturesDir = values['fixtures-dir']
+  if (values['allow-fs']) cli.allowFs = true
   if (values.debug) cli.debug = true
   if (values.quiet) cli.quiet = true
 
@@ -151,6 +158,8 @@ async function main(argv: string[]) {
     console.log(lines.join('\n'))
   }
   console.log(`Listening on ${devnet.url}`)
+  const warning = exposureWarning(config.host)
+  if (warning) console.warn(warning)
 
   let closing = false
   const shutdown = async () => {
