@@ -40,7 +40,8 @@ const copy = (f: InstalledFilter): InstalledFilter => ({ ...f, changes: [...f.ch
  * Idle filters expire after 5 minutes of wall time, as geth's do.
  */
 export function createFilterStore(args: { events: Events; chain: ChainReader; now?: () => number }) {
-  const now = args.now ?? Date.now
+  // Read at each call, not captured: a test can move time (vi.setSystemTime) instead of waiting 5 minutes.
+  const now = args.now ?? (() => Date.now())
   let filters = new Map<Hex, InstalledFilter>()
   let timer: ReturnType<typeof setInterval> | undefined
 
