@@ -156,7 +156,8 @@ async function worker(index: number, until: number) {
 
 /** Opens `connections` WebSocket connections spread over the run; each subscribes, lives 1–8 s, and is dropped. */
 async function churn(until: number) {
-  const every = durationMs / connections
+  // Spread over 95% of the run so the last ones open before the workers stop.
+  const every = (durationMs * 0.95) / connections
   const open = new Set<WebSocket>()
   let opened = 0
   const one = () =>
@@ -181,9 +182,11 @@ async function churn(until: number) {
       setTimeout(drop, 1000 + Math.random() * 7000)
     })
   const jobs: Promise<void>[] = []
+  const start = Date.now()
   for (let i = 0; i < connections && Date.now() < until; i++) {
     jobs.push(one())
-    await new Promise((resolve) => setTimeout(resolve, every))
+    // Paced against the start, not the last timer: a late timer on a loaded machine does not lose connections.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + (i + 1) * every - Date.now())))
   }
   await Promise.all(jobs)
   return { opened: () => opened, open }
