@@ -5,6 +5,7 @@ import { readConfigFile } from '../config/load.js'
 import { startDevnet } from '../index.js'
 import { parseStartArgs, startInputs } from './start.js'
 import { userErrorMessage } from './userError.js'
+import { exposureWarning } from './exposure.js'
 
 const help = `Usage: devnet start [options]
        devnet fixture save|load|inspect FILE [options]   (devnet fixture --help)
@@ -36,6 +37,8 @@ Options:
   --fork-cache DIR       where upstream reads are cached (default ~/.devnet/fork-cache)
   --fork-chain-id N      re-id the fork (default: the upstream's chain id)
   --fork-offline         read only the fork cache (replay a recorded fork without the upstream)
+  --fixtures-dir DIR     where devnet_dumpFixture / devnet_loadFixture paths resolve (default ./fixtures)
+  --allow-fs             let JSON-RPC fixture paths go anywhere (absolute, ..) instead
   --debug                send internal error details to clients; print stack traces
   --quiet                print only the listening line
   --version              print the version
@@ -141,6 +144,8 @@ async function main(argv: string[]) {
   process.on('SIGINT', shutdown)
   process.on('SIGTERM', shutdown)
   console.log(`Listening on ${devnet.url}`)
+  const warning = exposureWarning(config.host)
+  if (warning) console.warn(warning)
 }
 
 /**

@@ -25,6 +25,8 @@ export const startFlags = {
   'fork-chain-id': { type: 'string' },
   'fork-offline': { type: 'boolean' },
   'no-ui': { type: 'boolean' },
+  'fixtures-dir': { type: 'string' },
+  'allow-fs': { type: 'boolean' },
   'x402-facilitator': { type: 'boolean' },
   'x402-port': { type: 'string' },
   'x402-wait-for': { type: 'string' },
@@ -75,6 +77,8 @@ export function flagLayer(values: StartValues): ConfigInput {
   const fork = forkFlags(values)
   if (fork) cli.fork = fork
   if (values['no-ui']) cli.ui = false
+  if (values['fixtures-dir'] !== undefined) cli.fixturesDir = values['fixtures-dir']
+  if (values['allow-fs']) cli.allowFs = true
   if (values.debug) cli.debug = true
   if (values.quiet) cli.quiet = true
   return cli
@@ -86,7 +90,7 @@ const flagNames: Record<string, string> = {
   port: '--port', host: '--host', chainId: '--chain-id', blockTime: '--block-time',
   preconfInterval: '--preconf-interval', mining: '--mining', clock: '--clock', preset: '--preset',
   genesis: '--genesis', import: '--import', forkchoice: '--forkchoice', fixture: '--fixture',
-  dumpFixture: '--dump-fixture', fork: '--fork-url', ui: '--no-ui', debug: '--debug', quiet: '--quiet',
+  dumpFixture: '--dump-fixture', fork: '--fork-url', ui: '--no-ui', fixturesDir: '--fixtures-dir', allowFs: '--allow-fs', debug: '--debug', quiet: '--quiet',
 }
 
 /**

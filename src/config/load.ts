@@ -54,6 +54,10 @@ export type ConfigInput = {
   /** Serve the live page on GET / (default true); `false` is the CLI's --no-ui. */
   ui?: boolean | undefined
   bodyLimit?: number | undefined
+  batchLimit?: number | undefined
+  batchResponseLimit?: number | undefined
+  fixturesDir?: string | undefined
+  allowFs?: boolean | undefined
   debug?: boolean | undefined
   quiet?: boolean | undefined
   logs?: { maxBlockRange?: number; maxResults?: number } | undefined
@@ -85,7 +89,8 @@ export const knownKeys = {
   top: [
     'chainId', 'hardfork', 'mnemonic', 'accounts', 'balance', 'host', 'port',
     'mining', 'blockTime', 'preconfInterval', 'clock', 'genesisTimestamp',
-    'gasLimit', 'baseFee', 'rpcGasCap', 'token', 'cors', 'ui', 'bodyLimit', 'debug',
+    'gasLimit', 'baseFee', 'rpcGasCap', 'token', 'cors', 'ui', 'bodyLimit', 'batchLimit',
+    'batchResponseLimit', 'fixturesDir', 'allowFs', 'debug',
     'quiet', 'logs', 'simulate', 'genesis', 'import', 'forkchoice', 'fixture',
     'dumpFixture', 'preset', 'fork', '$schema', '//',
   ],
@@ -217,6 +222,10 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
   if (has('cors')) c.cors = toBool('cors', i.cors)
   if (has('ui')) c.ui = toBool('ui', i.ui)
   if (has('bodyLimit')) c.bodyLimit = toInt('bodyLimit', i.bodyLimit, 1024)
+  if (has('batchLimit')) c.batchLimit = toInt('batchLimit', i.batchLimit, 1)
+  if (has('batchResponseLimit')) c.batchResponseLimit = toInt('batchResponseLimit', i.batchResponseLimit, 1024)
+  if (has('fixturesDir')) c.fixturesDir = toStr('fixturesDir', i.fixturesDir)
+  if (has('allowFs')) c.allowFs = toBool('allowFs', i.allowFs)
   if (has('debug')) c.debug = toBool('debug', i.debug)
   if (has('quiet')) c.quiet = toBool('quiet', i.quiet)
   if (has('logs')) {

@@ -66,6 +66,18 @@ export type DevnetConfig = {
   /** Serve the live page (src/ui) on GET / of the JSON-RPC port. */
   ui: boolean
   bodyLimit: number
+  /** Most requests in one JSON-RPC batch (geth's BatchRequestLimit); a larger batch gets one -32600 "batch too large". */
+  batchLimit: number
+  /** Bytes of batch replies after which the remaining items get -32003 "response too large" (geth's BatchResponseMaxSize). */
+  batchResponseLimit: number
+  /**
+   * The directory JSON-RPC may read and write fixtures in (devnet_dumpFixture /
+   * devnet_loadFixture paths resolve inside it), relative to the working
+   * directory. `allowFs` lifts the confinement: paths resolve from the working
+   * directory and may go anywhere.
+   */
+  fixturesDir: string
+  allowFs: boolean
   debug: boolean
   quiet: boolean
   logs: { maxBlockRange: number | undefined; maxResults: number | undefined }
@@ -123,6 +135,10 @@ export const defaultConfig: DevnetConfig = {
   cors: true,
   ui: true,
   bodyLimit: 10 * 1024 * 1024,
+  batchLimit: 1000,
+  batchResponseLimit: 25_000_000,
+  fixturesDir: 'fixtures',
+  allowFs: false,
   debug: false,
   quiet: false,
   logs: { maxBlockRange: undefined, maxResults: undefined },

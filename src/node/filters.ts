@@ -7,6 +7,16 @@ import { type IndexedLog, type LogQuery, logMatches, logsOf } from './logIndex.j
 /** A log change: a log of a new block, or of a block that left the chain (`removed`). */
 export type LogChange = { log: IndexedLog; removed: boolean }
 
+/**
+ * A log change as a filter keeps it until polled: a new block's log is the
+ * chain index's own object, so an unpolled filter costs one pointer per log
+ * (thousands of forgotten filters each hold every log for 5 minutes: the
+ * soak run's memory); a removed one is wrapped.
+ */
+type StoredLogChange = IndexedLog | { removedLog: IndexedLog }
+const toLogChange = (c: StoredLogChange): LogChange =>
+  'removedLog' in c ? { log: c.removedLog, removed: true } : { log: c, removed: false }
+
 type Common = { id: Hex; lastPoll: number }
 
 /** An installed filter (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) and what it has collected since its last poll. */
@@ -19,7 +29,7 @@ export type InstalledFilter =
       to: bigint | undefined
       /** The decoded filter as given, for eth_getFilterLogs. */
       criteria: unknown
-      changes: LogChange[]
+      changes: StoredLogChange[]
     })
   | (Common & { kind: 'blocks'; changes: Hex[] })
   | (Common & { kind: 'pendingTransactions'; full: boolean; changes: Hex[] })
@@ -40,7 +50,8 @@ const copy = (f: InstalledFilter): InstalledFilter => ({ ...f, changes: [...f.ch
  * Idle filters expire after 5 minutes of wall time, as geth's do.
  */
 export function createFilterStore(args: { events: Events; chain: ChainReader; now?: () => number }) {
-  const now = args.now ?? Date.now
+  // Read at each call, not captured: a test can move time (vi.setSystemTime) instead of waiting 5 minutes.
+  const now = args.now ?? (() => Date.now())
   let filters = new Map<Hex, InstalledFilter>()
   let timer: ReturnType<typeof setInterval> | undefined
 
@@ -54,7 +65,7 @@ export function createFilterStore(args: { events: Events; chain: ChainReader; no
         if (!removed) f.changes.push(block.hash)
       } else if (f.kind === 'logs' && inRange(f, block.number)) {
         logs ??= removed ? logsOf(block) : args.chain.logs.ofBlock(block.number)
-        for (const log of logs) if (logMatches(f.query, log)) f.changes.push({ log, removed })
+        for (const log of logs) if (logMatches(f.query, log)) f.changes.push(removed ? { removedLog: log } : log)
       }
     }
   }
@@ -106,9 +117,9 @@ export function createFilterStore(args: { events: Events; chain: ChainReader; no
     takeChanges(id: Hex) {
       const f = this.get(id)
       if (!f) return undefined
-      const changes = f.changes
+      const changes = f.kind === 'logs' ? f.changes.map(toLogChange) : f.changes
       f.changes = []
-      return { filter: f, changes } as { filter: InstalledFilter; changes: InstalledFilter['changes'] }
+      return { filter: f, changes } as { filter: InstalledFilter; changes: LogChange[] | Hex[] }
     },
     uninstall: (id: Hex) => filters.delete(id.toLowerCase() as Hex),
     size: () => filters.size,

@@ -102,6 +102,12 @@ export const blockId = (value: unknown): BlockId => {
   return fail('invalid block number or hash')
 }
 
+const list = (value: unknown, name: string): unknown[] => (Array.isArray(value) ? value : fail(`${name}: expected an array`))
+const object = (value: unknown, name: string): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : fail(`${name}: expected an object`)
+
 const optional = <T>(fn: (v: unknown) => T) => (value: unknown) => (value === undefined || value === null ? undefined : fn(value))
 
 /** A call object (eth_call, eth_estimateGas, eth_sendTransaction, eth_simulateV1). */
@@ -128,21 +134,24 @@ export const callRequest = (value: unknown): CallRequest => {
     nonce: optional(uint64)(o.nonce),
     accessList: o.accessList == null
       ? undefined
-      : (Array.isArray(o.accessList) ? o.accessList : fail('accessList: expected an array')).map((item: Record<string, unknown>) => ({
-          address: address(item.address),
-          storageKeys: ((item.storageKeys as unknown[]) ?? []).map(hash),
-        })),
+      : list(o.accessList, 'accessList').map((value) => {
+          const item = object(value, 'accessList item')
+          return { address: address(item.address), storageKeys: item.storageKeys == null ? [] : list(item.storageKeys, 'storageKeys').map(hash) }
+        }),
     authorizationList: o.authorizationList == null
       ? undefined
-      : (o.authorizationList as Record<string, unknown>[]).map((a) => ({
-          chainId: quantity(a.chainId),
-          address: address(a.address),
-          nonce: uint64(a.nonce),
-          yParity: quantity(a.yParity ?? a.v ?? '0x0'),
-          r: quantity(a.r),
-          s: quantity(a.s),
-        })),
-    blobVersionedHashes: o.blobVersionedHashes == null ? undefined : (o.blobVersionedHashes as unknown[]).map(hash),
+      : list(o.authorizationList, 'authorizationList').map((value) => {
+          const a = object(value, 'authorizationList item')
+          return {
+            chainId: quantity(a.chainId),
+            address: address(a.address),
+            nonce: uint64(a.nonce),
+            yParity: quantity(a.yParity ?? a.v ?? '0x0'),
+            r: quantity(a.r),
+            s: quantity(a.s),
+          }
+        }),
+    blobVersionedHashes: o.blobVersionedHashes == null ? undefined : list(o.blobVersionedHashes, 'blobVersionedHashes').map(hash),
     type: o.type == null ? undefined : Number(uint64(o.type)),
     chainId: optional(quantity)(o.chainId),
   }

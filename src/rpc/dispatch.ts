@@ -11,6 +11,8 @@ export type JsonRpcResponse =
 export type Dispatcher = {
   /** Handles a parsed JSON-RPC payload (one request or a batch); undefined when there is nothing to answer (notifications only). */
   handle(payload: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>
+  /** `handle`, serialized for a transport; a batch's replies stop growing past `batchResponseLimit` bytes. */
+  respond(payload: unknown): Promise<string | undefined>
   /** Calls one method directly (EIP-1193 `request`). */
   call(method: string, params: unknown): Promise<unknown>
   methods: Map<string, MethodDef>
@@ -18,12 +20,37 @@ export type Dispatcher = {
 
 const validId = (id: unknown) => id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
 
+/** geth's code for a batch reply cut at the response size limit. */
+const responseTooLarge = -32003
+
+export type DispatcherOptions = {
+  debug: boolean
+  /** Most requests in a batch; defaults to the node's config (1000, as geth). */
+  batchLimit?: number | undefined
+  /** Reply bytes after which the rest of a batch gets -32003; defaults to the node's config (25 MB, as geth). */
+  batchResponseLimit?: number | undefined
+}
+
+/**
+ * A batch past the limit is refused whole, the way geth does: one -32600
+ * carrying the id of the first call, so a client that matches replies by id
+ * still finds an answer.
+ */
+function batchTooLarge(batch: unknown[], limit: number): JsonRpcResponse[] {
+  const first = batch.find((r) => typeof r === 'object' && r !== null && 'id' in r && validId((r as { id: unknown }).id))
+  const id = first ? ((first as { id: string | number | null }).id ?? null) : null
+  const message = `batch too large: ${batch.length} requests, the limit is ${limit}`
+  return [{ jsonrpc: '2.0', id, error: new InvalidRequestError(message).toErrorObject() }]
+}
+
 /** A `Map`, not an object: `constructor` and `__proto__` are never methods. */
 export function createDispatcher(
   node: Node,
   methods: MethodDef[],
-  options: { debug: boolean; refork?: MethodContext['refork'] },
+  options: DispatcherOptions & { refork?: MethodContext['refork'] },
 ): Dispatcher {
+  const batchLimit = options.batchLimit ?? node.config.batchLimit
+  const batchResponseLimit = options.batchResponseLimit ?? node.config.batchResponseLimit
   const table = new Map(methods.map((m) => [m.method, m]))
   const context: MethodContext = { node, debug: options.debug }
   // A reset onto another fork replaces the node every later request reaches.
@@ -63,17 +90,37 @@ export function createDispatcher(
     }
   }
 
+  const handle = async (payload: unknown) => {
+    if (Array.isArray(payload)) {
+      if (payload.length === 0)
+        return { jsonrpc: '2.0', id: null, error: new InvalidRequestError('empty batch').toErrorObject() } as const
+      if (payload.length > batchLimit) return batchTooLarge(payload, batchLimit)
+      const responses = (await Promise.all(payload.map(one))).filter((r): r is JsonRpcResponse => r !== undefined)
+      return responses.length > 0 ? responses : undefined
+    }
+    return one(payload)
+  }
+
   return {
     methods: table,
     call,
-    async handle(payload) {
-      if (Array.isArray(payload)) {
-        if (payload.length === 0)
-          return { jsonrpc: '2.0', id: null, error: new InvalidRequestError('empty batch').toErrorObject() }
-        const responses = (await Promise.all(payload.map(one))).filter((r): r is JsonRpcResponse => r !== undefined)
-        return responses.length > 0 ? responses : undefined
-      }
-      return one(payload)
+    handle,
+    async respond(payload) {
+      const response = await handle(payload)
+      if (response === undefined) return undefined
+      if (!Array.isArray(response) || response.length < 2) return JSON.stringify(response)
+      // Each reply is serialized once; past the limit the rest are replaced, as geth's BatchResponseMaxSize does.
+      // (The calls have run by then: a batch runs its items concurrently.)
+      let size = 0
+      const parts = response.map((r) => {
+        const text =
+          size > batchResponseLimit
+            ? JSON.stringify({ jsonrpc: '2.0', id: r.id, error: { code: responseTooLarge, message: 'response too large' } })
+            : JSON.stringify(r)
+        size += text.length + 1
+        return text
+      })
+      return `[${parts.join(',')}]`
     },
   }
 }

@@ -1,4 +1,5 @@
 import type { NodeError } from '../node/errors.js'
+import { ArgError } from './codecs.js'
 import {
   ExecutionRevertedRpcError,
   InternalError,
@@ -55,6 +56,8 @@ export function toRpcError(error: unknown, options: { debug: boolean; log: (erro
     }
   }
   if (error instanceof Error && error.name === 'ConfigError') return new InvalidParamsError(error.message).toErrorObject()
+  // A decoder a handler ran on part of its params (anvil_reorg's depth): the client's input, not a bug.
+  if (error instanceof ArgError) return new InvalidParamsError(`invalid argument: ${error.message}`).toErrorObject()
   options.log(error)
   return new InternalError(
     'internal error',

@@ -79,8 +79,7 @@ export function createHttpApp(
     }
     let body: string | undefined
     try {
-      const response = await dispatcher.handle(payload)
-      body = response === undefined ? undefined : JSON.stringify(response)
+      body = await dispatcher.respond(payload)
     } catch (error) {
       // The dispatcher turns every method error into a response; this is a bug, never the client's fault.
       console.error('devnet: internal error:', error)

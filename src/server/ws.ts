@@ -8,9 +8,9 @@ import { createSubscriptions } from '../rpc/subscriptions.js'
 export type WebSocketOptions = {
   /** Bytes a connection may have queued before it is dropped: a slow or dead client never holds the node back. */
   maxBufferedBytes: number
+  /** Largest message accepted; a larger one closes the connection with 1009 (message too big), as geth. The HTTP body limit by default. */
+  maxPayload: number
 }
-
-const defaults: WebSocketOptions = { maxBufferedBytes: 16 * 1024 * 1024 }
 
 /**
  * WebSocket transport on the HTTP server's port: every JSON-RPC method,
@@ -19,7 +19,7 @@ const defaults: WebSocketOptions = { maxBufferedBytes: 16 * 1024 * 1024 }
  * limit is terminated and its subscriptions stop.
  */
 export function attachWebSocket(server: Server, dispatcher: Dispatcher, node: Node, options: Partial<WebSocketOptions> = {}) {
-  const { maxBufferedBytes } = { ...defaults, ...options }
+  const { maxBufferedBytes, maxPayload } = { maxBufferedBytes: 16 * 1024 * 1024, maxPayload: node.config.bodyLimit, ...options }
   const shared = [...dispatcher.methods.values()]
   // `ws` loads on the first upgrade: a node most clients reach over HTTP does not pay for it at start.
   let wss: WebSocketServer | undefined
@@ -27,7 +27,7 @@ export function attachWebSocket(server: Server, dispatcher: Dispatcher, node: No
   let closed = false
   const loadServer = () =>
     (loading ??= import('ws').then(({ WebSocketServer }) => {
-      wss = new WebSocketServer({ noServer: true, maxPayload: 10 * 1024 * 1024 })
+      wss = new WebSocketServer({ noServer: true, maxPayload })
       wss.on('connection', connect)
       return wss
     }))
@@ -47,16 +47,17 @@ export function attachWebSocket(server: Server, dispatcher: Dispatcher, node: No
 
   const connect = (socket: WebSocket) => {
     let open = true
-    const write = (message: unknown) => {
+    const writeText = (text: string) => {
       if (!open || socket.readyState !== socket.OPEN) return
       if (socket.bufferedAmount > maxBufferedBytes) {
         drop()
         return
       }
-      socket.send(JSON.stringify(message), (error) => {
+      socket.send(text, (error) => {
         if (error) drop()
       })
     }
+    const write = (message: unknown) => writeText(JSON.stringify(message))
     const subscriptions = createSubscriptions(node, write)
     const connection = createDispatcher(node, [...shared, ...subscriptions.methods], { debug: node.config.debug })
     const drop = () => {
@@ -84,8 +85,8 @@ export function attachWebSocket(server: Server, dispatcher: Dispatcher, node: No
       )
       if (subscribes) subscriptions.hold()
       try {
-        const response = await connection.handle(payload)
-        if (response !== undefined) write(response)
+        const response = await connection.respond(payload)
+        if (response !== undefined) writeText(response)
       } finally {
         if (subscribes) subscriptions.release()
       }

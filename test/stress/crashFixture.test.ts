@@ -36,7 +36,7 @@ function random(seedValue: number) {
 type Child = { child: ChildProcess; url: string; exited: Promise<number | null>; rpc: (method: string, params?: unknown[]) => Promise<any> }
 
 async function startCli(args: string[]): Promise<Child> {
-  const child = spawn(process.execPath, [bin, 'start', '--port', '0', '--mining', 'manual', '--clock', 'virtual', '--quiet', ...args], {
+  const child = spawn(process.execPath, [bin, 'start', '--port', '0', '--mining', 'manual', '--clock', 'virtual', '--quiet', '--allow-fs', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''

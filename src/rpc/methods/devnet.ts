@@ -100,6 +100,14 @@ export const devnetMethods: MethodDef[] = [
               },
             }
           : {}),
+        // What long runs watch: installed polling filters and node event listeners (subscriptions of open sockets).
+        resources: {
+          filters: node.filters.size(),
+          listeners: (['newHead', 'preconf', 'pendingTx', 'removedBlocks', 'droppedPreconf'] as const).reduce(
+            (sum, name) => sum + node.events.listenerCount(name),
+            0,
+          ),
+        },
       }
     },
   }),

@@ -7,6 +7,7 @@ import { parseFixture } from '../../node/fixture/validate.js'
 import { ArgError } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidInputError, InvalidParamsError } from '../errors.js'
+import { resolveFixturePath } from '../fixturePath.js'
 import { q } from '../format.js'
 
 /**
@@ -27,7 +28,9 @@ import { q } from '../format.js'
  *   token address); to switch chains, start a devnet with `--fixture`.
  *
  * Both write and read files on the machine the devnet runs on, like
- * anvil_dumpState/anvil_loadState; the devnet listens on 127.0.0.1.
+ * anvil_dumpState/anvil_loadState, but only inside the fixtures directory
+ * (`fixturesDir`, default `./fixtures`) unless the devnet was started with
+ * `allowFs` (`--allow-fs`): see ../fixturePath.ts.
  */
 const path = (value: unknown): string => {
   if (typeof value !== 'string' || value.length === 0) throw new ArgError('expected a file path')
@@ -49,13 +52,23 @@ const pathOrFixture = (value: unknown): string | object => {
   throw new ArgError('expected a fixture file path or a fixture object')
 }
 
+/** An error names the path as the caller gave it, not where the server keeps it. */
+const asGiven = (message: string, resolved: string | undefined, given: string | undefined) =>
+  resolved === undefined || given === undefined ? message : message.split(resolved).join(given)
+
 /** Turns load problems into wire errors: content → -32602, files → -32000. */
-async function wire<T>(fn: () => Promise<T>): Promise<T> {
+async function wire<T>(fn: (resolve: (path: string) => Promise<string>) => Promise<T>, config: Parameters<typeof resolveFixturePath>[0]): Promise<T> {
+  let given: string | undefined
+  let resolved: string | undefined
   try {
-    return await fn()
+    return await fn(async (path) => {
+      given = path
+      resolved = await resolveFixturePath(config, path, 'read')
+      return resolved
+    })
   } catch (error) {
     if (error instanceof FixtureError) throw new InvalidParamsError(`invalid fixture: ${error.shortMessage}`)
-    if (error instanceof FixtureFileError) throw new InvalidInputError(error.message)
+    if (error instanceof FixtureFileError) throw new InvalidInputError(asGiven(error.message, resolved, given))
     throw error
   }
 }
@@ -66,12 +79,15 @@ export const fixtureMethods: MethodDef[] = [
     params: [path],
     required: 0,
     handler: async ({ node }, [file]) => {
+      let resolved: string | undefined
       try {
-        return file === undefined ? await dumpFixture(node) : await dumpFixtureToFile(node, file)
+        if (file === undefined) return await dumpFixture(node)
+        resolved = await resolveFixturePath(node.config, file, 'write')
+        return await dumpFixtureToFile(node, resolved)
       } catch (error) {
         // The chain cannot be dumped (a geth import) or the file cannot be written.
         if (error instanceof FixtureError) throw new InvalidInputError(error.shortMessage)
-        if (error instanceof FixtureFileError) throw new InvalidInputError(error.message)
+        if (error instanceof FixtureFileError) throw new InvalidInputError(asGiven(error.message, resolved, file))
         throw error
       }
     },
@@ -81,10 +97,11 @@ export const fixtureMethods: MethodDef[] = [
     params: [pathOrFixture, loadOptions],
     required: 1,
     handler: ({ node }, [source, options]) =>
-      wire(async () => {
-        const fixture: LoadableFixture = typeof source === 'string' ? (await readFixtureFile(source)).fixture : parseFixture(source)
+      wire(async (resolve) => {
+        const fixture: LoadableFixture =
+          typeof source === 'string' ? (await readFixtureFile(await resolve(source))).fixture : parseFixture(source)
         const head = await loadFixture(node, fixture, options)
         return { number: q(head.number), hash: head.hash as Hex, blocks: fixture.blocks.length }
-      }),
+      }, node.config),
   }),
 ]
