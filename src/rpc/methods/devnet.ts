@@ -1,7 +1,7 @@
-import { createAddressFromString } from '@ethereumjs/util'
 import { bytesToHex } from 'viem/utils'
 import type { Node } from '../../node/node.js'
 import type { PooledTx } from '../../node/pool.js'
+import { readAccount } from '../../node/stateAccess.js'
 import { ArgError, address, uint64 } from '../codecs.js'
 import { type MethodDef, alias, defineMethod } from '../defineMethod.js'
 import { formatTx, q } from '../format.js'
@@ -172,7 +172,7 @@ async function split(node: Node) {
   for (const p of [...node.pool.all()].sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0))) {
     let expected = next.get(p.from)
     if (expected === undefined) {
-      expected = (await reader.getAccount(createAddressFromString(p.from)))?.nonce ?? 0n
+      expected = (await readAccount(reader, p.from))?.nonce ?? 0n
       next.set(p.from, expected)
     }
     if (p.nonce === expected) {

@@ -1,7 +1,7 @@
-import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Address, Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
 import type { StoredBlock } from '../../node/chain.js'
+import type { TypedTransaction } from '../../node/engineTypes.js'
 import type { Node } from '../../node/node.js'
 import { ArgError, callRequest, data, hash } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'

@@ -18,7 +18,7 @@
  * root, as Base's node does; an imported geth chain gets geth's 12 s and
  * real roots (`simulate` in the config changes both).
  */
-import type { CallRequest } from '../../evm/execute.js'
+import type { CallRequest } from '../../node/engineTypes.js'
 import type { StateOverrides } from '../../node/call.js'
 import { simulate, simulateOptions } from '../../node/simulate/engine.js'
 import type { SimBlock, SimBlockOverrides, SimulatePayload, SimulatedBlock, Withdrawal } from '../../node/simulate/types.js'

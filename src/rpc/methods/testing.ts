@@ -1,9 +1,10 @@
-import type { TypedTransaction } from '@ethereumjs/tx'
-import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import type { Address, Hex } from 'viem'
+import { bytesToHex, hexToBytes } from 'viem/utils'
 import { type PayloadAttributes, buildPayload } from '../../node/buildPayload.js'
 import { InvalidInputError } from '../../node/errors.js'
+import type { TypedTransaction } from '../../node/engineTypes.js'
 import type { Node } from '../../node/node.js'
+import { readAccount } from '../../node/stateAccess.js'
 import { ArgError, address, data, hash, quantity, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError } from '../errors.js'
@@ -94,7 +95,7 @@ async function candidates(node: Node, parent: Hex): Promise<TypedTransaction[]> 
   const reader = node.views.reader(node.views.resolve(onHead ? { tag: 'pending' } : { hash: parent }))
   const nonces = new Map<Address, bigint>()
   for (const p of node.pool.all())
-    if (!nonces.has(p.from)) nonces.set(p.from, (await reader.getAccount(createAddressFromString(p.from)))?.nonce ?? 0n)
+    if (!nonces.has(p.from)) nonces.set(p.from, (await readAccount(reader, p.from))?.nonce ?? 0n)
   return [...preconfirmed, ...node.internals.pool.ready((from) => nonces.get(from) ?? 0n).map((p) => p.tx)]
 }
 
