@@ -20,6 +20,8 @@ import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { createStateManager } from '../evm/vm.js'
 import { type DevAccount, deriveAccounts } from './accounts.js'
 import { type Chain, type StoredBlock, createChain } from './chain.js'
+import { fillAndSignAs } from './fillAndSign.js'
+import { type ReorgParts, type ReorgTx, dropPreconfirmed, replaceBlocks, rollback } from './reorg.js'
 import { type Clock, createVirtualClock, createWallClock } from './clock.js'
 import { createAutoSeal } from './autoSeal.js'
 import { createControls } from './controls.js'
@@ -369,6 +371,12 @@ export async function createNode(
   // Filters are restored with the chain, so a reverted test does not see changes from the future.
   snapshots.register({ save: () => filters.save(), restore: (saved) => filters.restore(saved as SavedFilters) })
 
+  /** What reorgs, rollbacks and dropped pre-confirmations change (src/node/reorg.ts), unqueued. */
+  const reorgParts: ReorgParts = {
+    chain, pool, preconf, events, time, dropped, seal, rewind, nextTimestamp, rebuildPending,
+    fillAndSign: (request) => fillAndSignAs(node, request),
+  }
+
   const node = {
     config,
     /** Set when this chain forks a live one: its upstream, fork block and read cache. */
@@ -446,6 +454,16 @@ export async function createNode(
     rebuildPending: (keep?: (tx: ExecutedTx) => boolean, retime?: bigint) => queue.run(() => rebuildPending(keep, retime)),
     /** Removes the sealed blocks above `number`, through the queue. */
     rewind: (number: bigint) => queue.run(() => rewind(number)),
+    /**
+     * Replaces the top `depth` blocks with `blocks` (anvil_reorg, devnet_reorg), through the queue; the replaced
+     * blocks' transactions are dropped or go back to the pool (src/node/reorg.ts).
+     */
+    reorg: (depth: number, blocks: ReorgTx[][], removedTxs: 'drop' | 'requeue') =>
+      queue.run(() => replaceBlocks(reorgParts, depth, blocks, removedTxs)),
+    /** Removes the top `depth` blocks (anvil_rollback), through the queue. */
+    rollback: (depth: number) => queue.run(() => rollback(reorgParts, depth)),
+    /** Drops pre-confirmed transactions (all when `hashes` is undefined), through the queue (devnet_dropPreconfirmed). */
+    dropPreconfirmed: (hashes: readonly Hex[] | undefined) => queue.run(() => dropPreconfirmed(reorgParts, hashes)),
     /** Unqueued versions, for callers already inside `write`. */
     internals: { chain, pool, preconf, state, seal, tick, nextTimestamp, cheat, rebuildPending, rewind },
   }

@@ -8,7 +8,6 @@ export const knownBreaks: readonly string[] = [
   'src/rpc/methods/debugTrace.ts rpc-node-internals .internals',
   'src/rpc/methods/devnet.ts rpc-node-internals .internals',
   'src/rpc/methods/mining.ts rpc-node-internals .internals',
-  'src/rpc/methods/reorg.ts rpc-node-internals .internals',
   'src/rpc/methods/simulate.ts rpc-node-internals .internals',
   'src/rpc/methods/testing.ts rpc-node-internals .internals',
   'src/rpc/methods/time.ts rpc-node-internals .internals',
