@@ -21,10 +21,20 @@ import { createStateManager } from '../evm/vm.js'
 import { type DevAccount, deriveAccounts } from './accounts.js'
 import { type Chain, type StoredBlock, createChain } from './chain.js'
 import { fillAndSignAs } from './fillAndSign.js'
+import {
+  type ControlParts,
+  dropTransactions,
+  increaseTime,
+  mineAt,
+  pinBlockFields,
+  setBlockTimestampInterval,
+  setNextBlockTimestamp,
+  setTime,
+} from './timeControl.js'
 import { type ReorgParts, type ReorgTx, dropPreconfirmed, replaceBlocks, rollback } from './reorg.js'
 import { type Clock, createVirtualClock, createWallClock } from './clock.js'
 import { createAutoSeal } from './autoSeal.js'
-import { createControls } from './controls.js'
+import { type BlockOverrides, createControls } from './controls.js'
 import {
   FeeCapTooLowError,
   InsufficientFundsError,
@@ -377,6 +387,9 @@ export async function createNode(
     fillAndSign: (request) => fillAndSignAs(node, request),
   }
 
+  /** What time control, header pins and pool drops change (src/node/timeControl.ts), unqueued. */
+  const controlParts: ControlParts = { chain, pool, preconf, events, clock, controls, time, seal, nextTimestamp, rebuildPending }
+
   const node = {
     config,
     /** Set when this chain forks a live one: its upstream, fork block and read cache. */
@@ -464,6 +477,20 @@ export async function createNode(
     rollback: (depth: number) => queue.run(() => rollback(reorgParts, depth)),
     /** Drops pre-confirmed transactions (all when `hashes` is undefined), through the queue (devnet_dropPreconfirmed). */
     dropPreconfirmed: (hashes: readonly Hex[] | undefined) => queue.run(() => dropPreconfirmed(reorgParts, hashes)),
+    /** Moves the clock forward (evm_increaseTime); resolves to the total offset moved so far, in seconds. */
+    increaseTime: (seconds: bigint) => queue.run(() => increaseTime(controlParts, seconds)),
+    /** Sets the clock (anvil_setTime); resolves to the seconds it moved. */
+    setTime: (timestamp: bigint) => queue.run(() => setTime(controlParts, timestamp)),
+    /** Pins the next block's timestamp (evm_setNextBlockTimestamp). */
+    setNextBlockTimestamp: (timestamp: bigint) => queue.run(() => setNextBlockTimestamp(controlParts, timestamp)),
+    /** Sets or (undefined) removes the interval between block timestamps; resolves to whether one was set. */
+    setBlockTimestampInterval: (seconds: bigint | undefined) => queue.run(() => setBlockTimestampInterval(controlParts, seconds)),
+    /** Seals `blocks` blocks, the first at `timestamp` when given (evm_mine). */
+    mineAt: (options: { timestamp?: bigint | undefined; blocks?: bigint | undefined }) => queue.run(() => mineAt(controlParts, options)),
+    /** Pins header fields of the blocks to come and rebuilds the pending block under them. */
+    pinBlockFields: (fields: Partial<BlockOverrides>) => queue.run(() => pinBlockFields(controlParts, fields)),
+    /** Removes the pooled or pre-confirmed transactions `drop` selects; resolves to their hashes. */
+    dropTransactions: (drop: (tx: { hash: Hex; from: string }) => boolean) => queue.run(() => dropTransactions(controlParts, drop)),
     /** Unqueued versions, for callers already inside `write`. */
     internals: { chain, pool, preconf, state, seal, tick, nextTimestamp, cheat, rebuildPending, rewind },
   }
