@@ -52,7 +52,11 @@ import { createQueue } from './queue.js'
 import { createSealer } from './sealer.js'
 import { createSenderLocks } from './senderLocks.js'
 import { createSnapshots } from './snapshots.js'
-import { createViews } from './views.js'
+import { type View, createViews } from './views.js'
+import { type PayloadAttributes, buildPayload } from './buildPayload.js'
+import { simulate, simulateOptions } from './simulate/engine.js'
+import type { SimulatePayload } from './simulate/types.js'
+import { type TracerSpec, traceBlock } from './trace.js'
 
 /** A chain imported from geth-format files, ready to continue from its head. */
 export type ImportedChain = {
@@ -414,6 +418,8 @@ export async function createNode(
       all: () => pool.all(),
       size: () => pool.size(),
       nextNonce: (from: Address, start: bigint) => pool.nextNonce(from, start),
+      /** The pooled transactions executable on top of the given state nonces, in the order a block takes them. */
+      ready: (stateNonce: (from: Address) => bigint) => pool.ready(stateNonce),
     },
     pending: () => preconf.snapshot(),
     sealer,
@@ -491,6 +497,14 @@ export async function createNode(
     pinBlockFields: (fields: Partial<BlockOverrides>) => queue.run(() => pinBlockFields(controlParts, fields)),
     /** Removes the pooled or pre-confirmed transactions `drop` selects; resolves to their hashes. */
     dropTransactions: (drop: (tx: { hash: Hex; from: string }) => boolean) => queue.run(() => dropTransactions(controlParts, drop)),
+    /** Runs eth_simulateV1's blocks on top of `view` (src/node/simulate). */
+    simulate: (view: View, payload: SimulatePayload) =>
+      simulate({ common, chain, state, withVm: views.withVm }, view, payload, simulateOptions(config)),
+    /** Builds (without adding it) the block a proposer would get on `parent` (testing_buildBlockV1). */
+    buildPayload: (parent: StoredBlock, attributes: PayloadAttributes, txs: TypedTransaction[], options: { extraData: Hex }) =>
+      buildPayload({ common, state, chain }, parent, attributes, txs, { ...options, desiredGasLimit: config.gasLimit }),
+    /** Re-executes a sealed block under a tracer (debug_trace*); `only` traces one transaction. */
+    traceBlock: (block: StoredBlock, spec: TracerSpec, only?: number) => traceBlock({ common, state, chain }, block, spec, only),
     /** Unqueued versions, for callers already inside `write`. */
     internals: { chain, pool, preconf, state, seal, tick, nextTimestamp, cheat, rebuildPending, rewind },
   }

@@ -5,10 +5,5 @@
  * to it: move the code behind the layer it belongs to instead.
  */
 export const knownBreaks: readonly string[] = [
-  'src/rpc/methods/debugTrace.ts rpc-node-internals .internals',
-  'src/rpc/methods/devnet.ts rpc-node-internals .internals',
-  'src/rpc/methods/mining.ts rpc-node-internals .internals',
-  'src/rpc/methods/simulate.ts rpc-node-internals .internals',
-  'src/rpc/methods/testing.ts rpc-node-internals .internals',
-  'src/rpc/methods/time.ts rpc-node-internals .internals',
+
 ]

@@ -1,6 +1,6 @@
 import type { Address, Hex } from 'viem'
 import { bytesToHex, hexToBytes } from 'viem/utils'
-import { type PayloadAttributes, buildPayload } from '../../node/buildPayload.js'
+import type { PayloadAttributes } from '../../node/buildPayload.js'
 import { InvalidInputError } from '../../node/errors.js'
 import type { TypedTransaction } from '../../node/engineTypes.js'
 import type { Node } from '../../node/node.js'
@@ -42,12 +42,11 @@ export const testingMethods: MethodDef[] = [
       const parent = node.chain.blockByHash(parentHash)
       if (!parent) throw new InvalidInputError(`parent block ${parentHash} not found`)
       const txs = raws === undefined ? await candidates(node, parent.hash) : raws.map((raw, i) => decode(node, raw, i))
-      const built = await buildPayload(
-        { common: node.common, state: node.internals.state, chain: node.chain },
+      const built = await node.buildPayload(
         parent,
         attributes,
         txs,
-        { extraData: extraData ?? '0x', desiredGasLimit: node.config.gasLimit },
+        { extraData: extraData ?? '0x' },
       )
       const h = built.block.header
       return {
@@ -96,7 +95,7 @@ async function candidates(node: Node, parent: Hex): Promise<TypedTransaction[]> 
   const nonces = new Map<Address, bigint>()
   for (const p of node.pool.all())
     if (!nonces.has(p.from)) nonces.set(p.from, (await readAccount(reader, p.from))?.nonce ?? 0n)
-  return [...preconfirmed, ...node.internals.pool.ready((from) => nonces.get(from) ?? 0n).map((p) => p.tx)]
+  return [...preconfirmed, ...node.pool.ready((from) => nonces.get(from) ?? 0n).map((p) => p.tx)]
 }
 
 function decode(node: Node, raw: Hex, index: number): TypedTransaction {
