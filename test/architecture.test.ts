@@ -119,6 +119,7 @@ describe('architecture: each rule fails on its break', () => {
     expect(rulesBroken('src/rpc/methods/x.ts', 'const h = node.internals.setHead(block)')).toEqual(['rpc-node-internals'])
     expect(rulesBroken('src/rpc/methods/x.ts', 'const { internals } = node\nconst i = node\n  .internals')).toEqual(['rpc-node-internals'])
     expect(rulesBroken('src/rpc/methods/x.ts', '// node.internals was removed\nconst b = node.seal()')).toEqual([])
+    expect(rulesBroken('src/rpc/methods/x.ts', "import type { InternalNode } from '../../node/node.js'")).toEqual(['rpc-node-internals'])
     expect(rulesBroken('src/node/x.ts', 'const h = node.internals.setHead(block)')).toEqual([])
   })
 

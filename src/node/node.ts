@@ -21,6 +21,12 @@ import { createStateManager } from '../evm/vm.js'
 import { type DevAccount, deriveAccounts } from './accounts.js'
 import { type Chain, type StoredBlock, createChain } from './chain.js'
 import { fillAndSignAs } from './fillAndSign.js'
+import type { InternalNode } from './types.js'
+import { dumpFixture } from './fixture/dump.js'
+import { dumpFixtureToFile } from './fixture/file.js'
+import type { LoadableFixture } from './fixture/format.js'
+import { type LoadOptions, loadFixture } from './fixture/load.js'
+import type { CallRequest } from '../evm/execute.js'
 import {
   type ControlParts,
   dropTransactions,
@@ -126,7 +132,7 @@ function paymentContractsGenesis(common: Common, config: DevnetConfig, accounts:
 export async function createNode(
   config: DevnetConfig,
   options: { imported?: ImportedChain | undefined; fork?: Fork | undefined } = {},
-) {
+): Promise<InternalNode> {
   const { imported, fork } = options
   // Hashing switches to the WebAssembly keccak once it is compiled (src/evm/keccak.ts).
   await keccakReady
@@ -394,7 +400,7 @@ export async function createNode(
   /** What time control, header pins and pool drops change (src/node/timeControl.ts), unqueued. */
   const controlParts: ControlParts = { chain, pool, preconf, events, clock, controls, time, seal, nextTimestamp, rebuildPending }
 
-  const node = {
+  const node: InternalNode = {
     config,
     /** Set when this chain forks a live one: its upstream, fork block and read cache. */
     fork,
@@ -505,6 +511,10 @@ export async function createNode(
       buildPayload({ common, state, chain }, parent, attributes, txs, { ...options, desiredGasLimit: config.gasLimit }),
     /** Re-executes a sealed block under a tracer (debug_trace*); `only` traces one transaction. */
     traceBlock: (block: StoredBlock, spec: TracerSpec, only?: number) => traceBlock({ common, state, chain }, block, spec, only),
+    dumpFixture: () => dumpFixture(node),
+    dumpFixtureToFile: (file: string) => dumpFixtureToFile(node, file),
+    loadFixture: (fixture: LoadableFixture, options?: LoadOptions) => loadFixture(node, fixture, options),
+    fillAndSign: (request: CallRequest & { from: Hex }, options?: { unsigned?: boolean }) => fillAndSignAs(node, request, options),
     /** Unqueued versions, for callers already inside `write`. */
     internals: { chain, pool, preconf, state, seal, tick, nextTimestamp, cheat, rebuildPending, rewind },
   }
@@ -512,5 +522,5 @@ export async function createNode(
   return node
 }
 
-export type Node = Awaited<ReturnType<typeof createNode>>
+export type { InternalNode, Node } from './types.js'
 export { createAddressFromString }

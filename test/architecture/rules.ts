@@ -140,7 +140,8 @@ export function checkFile(file: string, source: string): Violation[] {
   }
   if (area === 'rpc') {
     const code = stripComments(source)
-    for (const m of code.matchAll(/\.internals\b/g)) add(code.slice(0, m.index).split('\n').length, 'rpc-node-internals', '.internals')
+    for (const m of code.matchAll(/\.internals\b|\bInternalNode\b/g))
+      add(code.slice(0, m.index).split('\n').length, 'rpc-node-internals', m[0])
   }
   return violations
 }

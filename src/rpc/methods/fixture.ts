@@ -1,8 +1,7 @@
 import type { Hex } from 'viem'
-import { dumpFixture } from '../../node/fixture/dump.js'
-import { FixtureFileError, dumpFixtureToFile, readFixtureFile } from '../../node/fixture/file.js'
+import { FixtureFileError, readFixtureFile } from '../../node/fixture/file.js'
 import { FixtureError, type LoadableFixture } from '../../node/fixture/format.js'
-import { type LoadOptions, loadFixture } from '../../node/fixture/load.js'
+import type { LoadOptions } from '../../node/fixture/load.js'
 import { parseFixture } from '../../node/fixture/validate.js'
 import { ArgError } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
@@ -67,7 +66,7 @@ export const fixtureMethods: MethodDef[] = [
     required: 0,
     handler: async ({ node }, [file]) => {
       try {
-        return file === undefined ? await dumpFixture(node) : await dumpFixtureToFile(node, file)
+        return file === undefined ? await node.dumpFixture() : await node.dumpFixtureToFile(file)
       } catch (error) {
         // The chain cannot be dumped (a geth import) or the file cannot be written.
         if (error instanceof FixtureError) throw new InvalidInputError(error.shortMessage)
@@ -83,7 +82,7 @@ export const fixtureMethods: MethodDef[] = [
     handler: ({ node }, [source, options]) =>
       wire(async () => {
         const fixture: LoadableFixture = typeof source === 'string' ? (await readFixtureFile(source)).fixture : parseFixture(source)
-        const head = await loadFixture(node, fixture, options)
+        const head = await node.loadFixture(fixture, options)
         return { number: q(head.number), hash: head.hash as Hex, blocks: fixture.blocks.length }
       }),
   }),
