@@ -15,6 +15,7 @@ import { toRpcError } from './rpc/toRpcError.js'
 import { createHttpApp, listen } from './server/http.js'
 import { createCheckAuthorizationMethod } from './ui/checkAuthorization.js'
 
+export { type DevnetActions, devnetActions } from './client/actions.js'
 export { loadConfig } from './config/layers.js'
 export type { ConfigLayer } from './config/layers.js'
 export type { ConfigInput } from './config/load.js'

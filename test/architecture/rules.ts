@@ -73,7 +73,7 @@ export function areaOf(path: string): string {
  */
 export const layerRules: Record<string, { may: string[]; packages?: RegExp; why: string }> = {
   // Entry points: assemble everything.
-  index: { may: ['server', 'rpc', 'node', 'evm', 'ui', 'payments', 'x402'], why: 'the package entry assembles the layers' },
+  index: { may: ['server', 'rpc', 'node', 'evm', 'ui', 'payments', 'x402', 'client'], why: 'the package entry assembles the layers' },
   cli: { may: ['index', 'server', 'rpc', 'node', 'evm', 'ui', 'payments', 'x402'], why: 'the command line assembles the layers' },
   testing: { may: ['index'], why: 'the test helpers use the package as a user does' },
   // server → rpc → node → evm
@@ -87,6 +87,11 @@ export const layerRules: Record<string, { may: string[]; packages?: RegExp; why:
     may: [],
     packages: /^(viem(\/.*)?|node:.*)$/,
     why: 'a client library: talks to devnet only over JSON-RPC',
+  },
+  client: {
+    may: [],
+    packages: /^viem(\/.*)?$/,
+    why: 'viem actions for devnet methods: over JSON-RPC only',
   },
   x402: {
     may: ['payments'],
