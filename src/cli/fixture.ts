@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { createBlockFromRLP } from '@ethereumjs/block'
+import { createBlockFromRLP } from '../evm/engine.js'
 import { ConfigError, type ConfigInput } from '../config/load.js'
 import { createDevCommon } from '../evm/common.js'
 import { createDevnet } from '../index.js'

@@ -2,6 +2,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, Address, KECCAK256_RLP, concatBytes, unpadBytes } from '@ethereumjs/util'
 import { keccak256 } from './keccak.js'
+import { applyLazyPatch } from './patches/registry.js'
 
 /**
  * What a forked state reads from the upstream chain at the fork block. Every
@@ -36,9 +37,11 @@ export type ForkSource = {
  * of each root: they revert with snapshots and reorgs, and a read at an older
  * root sees the flags of that root.
  *
- * Applied once to the MerkleStateManager prototype; a state is forked when
- * its trie database was registered with {@link attachFork}, which every copy
- * of it (views, VMs, storage tries) shares.
+ * Applied once to the MerkleStateManager prototype, as the engine patch
+ * `fork-state` of src/evm/patches/registry.ts (lazily, when the first fork
+ * opens); a state is forked when its trie database was registered with
+ * {@link attachFork}, which every copy of it (views, VMs, storage tries)
+ * shares.
  */
 
 /** The account whose storage holds the tombstones: keccak("devnet.fork.tombstones")[12:]. */
@@ -104,12 +107,24 @@ type Proto = {
 }
 
 /**
- * Installs the fork-aware reads and writes on the MerkleStateManager
- * prototype. Lazily, on the first fork: a process that never forks keeps the
- * library's methods (and their speed) untouched. Must run before the forked
- * state is constructed, which binds getStorage for its original-value cache.
+ * Installs the fork-aware reads and writes (the registry's `fork-state`
+ * patch, checked against its fingerprint first). Lazily, on the first fork: a
+ * process that never forks keeps the library's methods (and their speed)
+ * untouched. Must run before the forked state is constructed, which binds
+ * getStorage for its original-value cache.
  */
 export function enableForkState(): void {
+  applyLazyPatch('fork-state')
+}
+
+/** The upstream methods `fork-state` wraps, in the order its fingerprint hashes them. */
+export function forkStateUpstream(): unknown[] {
+  const proto = MerkleStateManager.prototype as unknown as Proto
+  return [proto.getAccount, proto.putAccount, proto.deleteAccount, proto.getStorage, proto.putStorage, proto.getCode]
+}
+
+/** Replaces the six methods on the MerkleStateManager prototype; the registry calls it once (applyLazyPatch). */
+export function applyForkState(): void {
   const proto = MerkleStateManager.prototype as unknown as Proto
   if (!proto.__devnetFork) {
     const { getAccount, putAccount, deleteAccount, getStorage, putStorage, getCode } = proto

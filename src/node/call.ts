@@ -1,8 +1,8 @@
-import type { Block } from '@ethereumjs/block'
-import type { Common } from '@ethereumjs/common'
-import type { StateManagerInterface } from '@ethereumjs/common'
-import { Account, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
-import type { VM } from '@ethereumjs/vm'
+import type { Block } from '../evm/engine.js'
+import type { Common } from '../evm/engine.js'
+import type { StateManagerInterface } from '../evm/engine.js'
+import { Account, createAddressFromString, hexToBytes, setLengthLeft } from '../evm/engine.js'
+import type { VM } from '../evm/engine.js'
 import type { Address, Hex } from 'viem'
 import { decodeErrorResult } from 'viem/utils'
 import {

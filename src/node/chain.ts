@@ -1,4 +1,4 @@
-import type { Block } from '@ethereumjs/block'
+import type { Block } from '../evm/engine.js'
 import type { Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
 import { flat } from '../evm/trieStorage.js'

@@ -1,4 +1,4 @@
-import { equalsBytes } from '@ethereumjs/util'
+import { equalsBytes } from '../evm/engine.js'
 import { flat } from '../evm/trieStorage.js'
 import type { ExecutedBlock } from '../evm/types.js'
 

@@ -86,6 +86,11 @@ export class InvalidInputError extends DevnetError {
   override readonly name = 'InvalidInputError' as const
 }
 
+/** An argument the node refuses (a reorg deeper than the chain): JSON-RPC -32602. */
+export class InvalidArgumentError extends DevnetError {
+  override readonly name = 'InvalidArgumentError' as const
+}
+
 /** A wait that ran out of time (eth_sendRawTransactionSync). */
 export class TimeoutError extends DevnetError {
   override readonly name = 'TimeoutError' as const
@@ -107,6 +112,7 @@ export class SimulateError extends DevnetError {
 }
 
 export type NodeError =
+  | InvalidArgumentError
   | ForkRemoteError
   | NonceTooLowError
   | NonceTooHighError

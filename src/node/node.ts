@@ -1,8 +1,8 @@
-import type { Block } from '@ethereumjs/block'
-import type { Common, StateManagerInterface } from '@ethereumjs/common'
-import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import type { TypedTransaction } from '@ethereumjs/tx'
-import { createAddressFromString } from '@ethereumjs/util'
+import type { Block } from '../evm/engine.js'
+import type { Common, StateManagerInterface } from '../evm/engine.js'
+import type { MerkleStateManager } from '../evm/engine.js'
+import type { TypedTransaction } from '../evm/engine.js'
+import { createAddressFromString } from '../evm/engine.js'
 import type { Address, Hex } from 'viem'
 import { bytesToHex, getAddress } from 'viem/utils'
 import type { DevnetConfig } from '../config/schema.js'
@@ -20,9 +20,27 @@ import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { createStateManager } from '../evm/vm.js'
 import { type DevAccount, deriveAccounts } from './accounts.js'
 import { type Chain, type StoredBlock, createChain } from './chain.js'
+import { fillAndSignAs } from './fillAndSign.js'
+import type { InternalNode } from './types.js'
+import { dumpFixture } from './fixture/dump.js'
+import { dumpFixtureToFile } from './fixture/file.js'
+import type { LoadableFixture } from './fixture/format.js'
+import { type LoadOptions, loadFixture } from './fixture/load.js'
+import type { CallRequest } from '../evm/execute.js'
+import {
+  type ControlParts,
+  dropTransactions,
+  increaseTime,
+  mineAt,
+  pinBlockFields,
+  setBlockTimestampInterval,
+  setNextBlockTimestamp,
+  setTime,
+} from './timeControl.js'
+import { type ReorgParts, type ReorgTx, dropPreconfirmed, replaceBlocks, rollback } from './reorg.js'
 import { type Clock, createVirtualClock, createWallClock } from './clock.js'
 import { createAutoSeal } from './autoSeal.js'
-import { createControls } from './controls.js'
+import { type BlockOverrides, createControls } from './controls.js'
 import {
   FeeCapTooLowError,
   InsufficientFundsError,
@@ -40,7 +58,11 @@ import { createQueue } from './queue.js'
 import { createSealer } from './sealer.js'
 import { createSenderLocks } from './senderLocks.js'
 import { createSnapshots } from './snapshots.js'
-import { createViews } from './views.js'
+import { type View, createViews } from './views.js'
+import { type PayloadAttributes, buildPayload } from './buildPayload.js'
+import { simulate, simulateOptions } from './simulate/engine.js'
+import type { SimulatePayload } from './simulate/types.js'
+import { type TracerSpec, traceBlock } from './trace.js'
 
 /** A chain imported from geth-format files, ready to continue from its head. */
 export type ImportedChain = {
@@ -110,7 +132,7 @@ function paymentContractsGenesis(common: Common, config: DevnetConfig, accounts:
 export async function createNode(
   config: DevnetConfig,
   options: { imported?: ImportedChain | undefined; fork?: Fork | undefined } = {},
-) {
+): Promise<InternalNode> {
   const { imported, fork } = options
   // Hashing switches to the WebAssembly keccak once it is compiled (src/evm/keccak.ts).
   await keccakReady
@@ -369,7 +391,16 @@ export async function createNode(
   // Filters are restored with the chain, so a reverted test does not see changes from the future.
   snapshots.register({ save: () => filters.save(), restore: (saved) => filters.restore(saved as SavedFilters) })
 
-  const node = {
+  /** What reorgs, rollbacks and dropped pre-confirmations change (src/node/reorg.ts), unqueued. */
+  const reorgParts: ReorgParts = {
+    chain, pool, preconf, events, time, dropped, seal, rewind, nextTimestamp, rebuildPending,
+    fillAndSign: (request) => fillAndSignAs(node, request),
+  }
+
+  /** What time control, header pins and pool drops change (src/node/timeControl.ts), unqueued. */
+  const controlParts: ControlParts = { chain, pool, preconf, events, clock, controls, time, seal, nextTimestamp, rebuildPending }
+
+  const node: InternalNode = {
     config,
     /** Set when this chain forks a live one: its upstream, fork block and read cache. */
     fork,
@@ -393,6 +424,8 @@ export async function createNode(
       all: () => pool.all(),
       size: () => pool.size(),
       nextNonce: (from: Address, start: bigint) => pool.nextNonce(from, start),
+      /** The pooled transactions executable on top of the given state nonces, in the order a block takes them. */
+      ready: (stateNonce: (from: Address) => bigint) => pool.ready(stateNonce),
     },
     pending: () => preconf.snapshot(),
     sealer,
@@ -446,6 +479,42 @@ export async function createNode(
     rebuildPending: (keep?: (tx: ExecutedTx) => boolean, retime?: bigint) => queue.run(() => rebuildPending(keep, retime)),
     /** Removes the sealed blocks above `number`, through the queue. */
     rewind: (number: bigint) => queue.run(() => rewind(number)),
+    /**
+     * Replaces the top `depth` blocks with `blocks` (anvil_reorg, devnet_reorg), through the queue; the replaced
+     * blocks' transactions are dropped or go back to the pool (src/node/reorg.ts).
+     */
+    reorg: (depth: number, blocks: ReorgTx[][], removedTxs: 'drop' | 'requeue') =>
+      queue.run(() => replaceBlocks(reorgParts, depth, blocks, removedTxs)),
+    /** Removes the top `depth` blocks (anvil_rollback), through the queue. */
+    rollback: (depth: number) => queue.run(() => rollback(reorgParts, depth)),
+    /** Drops pre-confirmed transactions (all when `hashes` is undefined), through the queue (devnet_dropPreconfirmed). */
+    dropPreconfirmed: (hashes: readonly Hex[] | undefined) => queue.run(() => dropPreconfirmed(reorgParts, hashes)),
+    /** Moves the clock forward (evm_increaseTime); resolves to the total offset moved so far, in seconds. */
+    increaseTime: (seconds: bigint) => queue.run(() => increaseTime(controlParts, seconds)),
+    /** Sets the clock (anvil_setTime); resolves to the seconds it moved. */
+    setTime: (timestamp: bigint) => queue.run(() => setTime(controlParts, timestamp)),
+    /** Pins the next block's timestamp (evm_setNextBlockTimestamp). */
+    setNextBlockTimestamp: (timestamp: bigint) => queue.run(() => setNextBlockTimestamp(controlParts, timestamp)),
+    /** Sets or (undefined) removes the interval between block timestamps; resolves to whether one was set. */
+    setBlockTimestampInterval: (seconds: bigint | undefined) => queue.run(() => setBlockTimestampInterval(controlParts, seconds)),
+    /** Seals `blocks` blocks, the first at `timestamp` when given (evm_mine). */
+    mineAt: (options: { timestamp?: bigint | undefined; blocks?: bigint | undefined }) => queue.run(() => mineAt(controlParts, options)),
+    /** Pins header fields of the blocks to come and rebuilds the pending block under them. */
+    pinBlockFields: (fields: Partial<BlockOverrides>) => queue.run(() => pinBlockFields(controlParts, fields)),
+    /** Removes the pooled or pre-confirmed transactions `drop` selects; resolves to their hashes. */
+    dropTransactions: (drop: (tx: { hash: Hex; from: string }) => boolean) => queue.run(() => dropTransactions(controlParts, drop)),
+    /** Runs eth_simulateV1's blocks on top of `view` (src/node/simulate). */
+    simulate: (view: View, payload: SimulatePayload) =>
+      simulate({ common, chain, state, withVm: views.withVm }, view, payload, simulateOptions(config)),
+    /** Builds (without adding it) the block a proposer would get on `parent` (testing_buildBlockV1). */
+    buildPayload: (parent: StoredBlock, attributes: PayloadAttributes, txs: TypedTransaction[], options: { extraData: Hex }) =>
+      buildPayload({ common, state, chain }, parent, attributes, txs, { ...options, desiredGasLimit: config.gasLimit }),
+    /** Re-executes a sealed block under a tracer (debug_trace*); `only` traces one transaction. */
+    traceBlock: (block: StoredBlock, spec: TracerSpec, only?: number) => traceBlock({ common, state, chain }, block, spec, only),
+    dumpFixture: () => dumpFixture(node),
+    dumpFixtureToFile: (file: string) => dumpFixtureToFile(node, file),
+    loadFixture: (fixture: LoadableFixture, options?: LoadOptions) => loadFixture(node, fixture, options),
+    fillAndSign: (request: CallRequest & { from: Hex }, options?: { unsigned?: boolean }) => fillAndSignAs(node, request, options),
     /** Unqueued versions, for callers already inside `write`. */
     internals: { chain, pool, preconf, state, seal, tick, nextTimestamp, cheat, rebuildPending, rewind },
   }
@@ -453,5 +522,5 @@ export async function createNode(
   return node
 }
 
-export type Node = Awaited<ReturnType<typeof createNode>>
+export type { InternalNode, Node } from './types.js'
 export { createAddressFromString }

@@ -1,4 +1,4 @@
-import type { TypedTransaction } from '@ethereumjs/tx'
+import type { TypedTransaction } from '../evm/engine.js'
 import type { Address, Hex } from 'viem'
 import { AlreadyKnownError, ReplacementUnderpricedError } from './errors.js'
 

@@ -1,6 +1,6 @@
 import type { Address, Hex } from 'viem'
 import { isAddress } from 'viem/utils'
-import type { CallRequest } from '../evm/execute.js'
+import type { CallRequest } from '../node/engineTypes.js'
 import type { BlockId } from '../node/views.js'
 import { InvalidParamsError, invalidArgument } from './errors.js'
 

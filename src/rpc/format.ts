@@ -1,7 +1,6 @@
-import type { TypedTransaction } from '@ethereumjs/tx'
-import { bytesToHex } from '@ethereumjs/util'
 import type { Hex } from 'viem'
-import type { ExecutedTx } from '../evm/types.js'
+import { bytesToHex } from 'viem/utils'
+import type { ExecutedTx, TypedTransaction } from '../node/engineTypes.js'
 import type { StoredBlock } from '../node/chain.js'
 import type { PreconfSnapshot } from '../node/preconf.js'
 

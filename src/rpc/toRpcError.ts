@@ -12,7 +12,7 @@ const nodeErrorNames = new Set<string>([
   'NonceTooLowError', 'NonceTooHighError', 'InsufficientFundsError', 'FeeCapTooLowError',
   'IntrinsicGasTooLowError', 'ReplacementUnderpricedError', 'AlreadyKnownError', 'TxRejectedError',
   'UnknownBlockError', 'ExecutionRevertedError', 'ExecutionFailedError', 'InvalidInputError', 'TimeoutError',
-  'SimulateError', 'ForkRemoteError',
+  'SimulateError', 'ForkRemoteError', 'InvalidArgumentError',
 ])
 
 const isNodeError = (error: unknown): error is NodeError =>
@@ -47,6 +47,8 @@ export function toRpcError(error: unknown, options: { debug: boolean; log: (erro
       case 'ExecutionFailedError':
       case 'InvalidInputError':
         return new InvalidInputError(error.shortMessage).toErrorObject()
+      case 'InvalidArgumentError':
+        return new InvalidParamsError(error.shortMessage).toErrorObject()
       case 'ForkRemoteError':
         // A revert the upstream reported (a call below the fork block) stays a revert, with its data; anything else is -32000 naming the upstream.
         if (error.upstreamCode === 3) return { code: 3, message: error.shortMessage, data: error.upstreamData }

@@ -6,12 +6,14 @@ import { createDevCommon } from '../../src/evm/common.js'
 import {
   EnginePatchMismatchError,
   UnknownEipError,
+  applyLazyPatch,
   assertKnownEips,
   checkFingerprints,
   engineMode,
   engineModeOf,
   enginePatches,
   fingerprintOf,
+  lazyPatchApplied,
   upstreamSources,
   verifyEnginePatches,
 } from '../../src/evm/patches/registry.js'
@@ -67,7 +69,7 @@ describe('engine patch registry', () => {
   it.skipIf(stock)('every process patch is in effect, and every instance patch is asked for where it applies', () => {
     expect(engineMode()).toBe('devnet')
     createDevCommon(31337n, 'prague')
-    for (const patch of enginePatches.filter((p) => p.scope === 'process')) {
+    for (const patch of enginePatches.filter((p) => p.scope === 'process' && !p.lazy)) {
       const now = patch.upstream().map(String)
       expect(now, patch.id).not.toEqual(upstreamSources(patch))
     }
@@ -78,6 +80,36 @@ describe('engine patch registry', () => {
     const code = sourcesUnder(join(import.meta.dirname, '../../src')).join('\n')
     for (const patch of enginePatches.filter((p) => p.scope === 'instance'))
       expect(code, patch.id).toContain(`patchActive('${patch.id}')`)
+  })
+
+  it('the fork mode\'s state patch is in the registry, lazy: applied only when a fork opens, after its fingerprint check', async () => {
+    const { MerkleStateManager } = await import('@ethereumjs/statemanager')
+    const { attachFork, forkStateUpstream } = await import('../../src/evm/forkState.js')
+    const patch = enginePatches.find((p) => p.id === 'fork-state')!
+    expect(patch).toMatchObject({ scope: 'process', lazy: true, feature: true, file: 'src/evm/forkState.ts' })
+    expect(patch.upstream).toBe(forkStateUpstream)
+    // A simulated upgrade of one wrapped method names the patch.
+    const upgraded = (p: typeof patch) => (p.id === 'fork-state' ? upstreamSources(p).map((s, i) => (i === 4 ? `${s} ` : s)) : upstreamSources(p))
+    expect(() => verifyEnginePatches(enginePatches, upgraded)).toThrow(/1 of them: fork-state/)
+    // Not applied before a fork (installEngine leaves it), then applied once by the first attachFork.
+    engineMode()
+    expect(lazyPatchApplied('fork-state')).toBe(false)
+    const before = MerkleStateManager.prototype.getStorage
+    const state = new MerkleStateManager()
+    await attachFork(state, {
+      account: async () => undefined,
+      code: async () => new Uint8Array(),
+      storage: async () => new Uint8Array(),
+      hasStorage: async () => false,
+    })
+    expect(lazyPatchApplied('fork-state')).toBe(true)
+    expect(MerkleStateManager.prototype.getStorage).not.toBe(before)
+    const after = MerkleStateManager.prototype.getStorage
+    applyLazyPatch('fork-state')
+    expect(MerkleStateManager.prototype.getStorage).toBe(after)
+    // Its fingerprint is still checked against the library as it was before any patch.
+    expect(checkFingerprints([patch])).toEqual([])
+    expect(() => applyLazyPatch('rlp-encode')).toThrow(/no lazy engine patch named rlp-encode/)
   })
 
   it.skipIf(stock)('an active EIP the patches were not written for stops the chain from starting', () => {

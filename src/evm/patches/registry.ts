@@ -10,6 +10,7 @@ import { Account, MapDB, ecrecover } from '@ethereumjs/util'
 import { applyAccountMemo } from '../accountMemo.js'
 import { applyEcrecoverPrecompile } from '../ecrecoverPrecompile.js'
 import { applyFramePatches } from '../evmFrames.js'
+import { applyForkState, forkStateUpstream } from '../forkState.js'
 import { evmInternals } from '../evmInternals.js'
 import { applyFrameMemory } from '../frameMemory.js'
 import { applyInterpreterLoop } from '../interpreterLoop.js'
@@ -46,7 +47,13 @@ import { knownEips } from './knownEips.js'
  *   manager, a VM, a block builder) or a code path of its own that stands in
  *   for a library call; the call site asks `patchActive(id)` first.
  *
- * DEVNET_ENGINE=stock installs nothing and turns every instance patch off: the
+ * A process patch marked `lazy` is not applied by `installEngine()` but by
+ * `applyLazyPatch(id)`, when devnet first needs it (the fork mode's state
+ * reads, when a fork opens), after the same fingerprint check. One that is a
+ * feature rather than a speedup (`feature`) is applied in stock mode too: the
+ * fork mode cannot work without it.
+ *
+ * DEVNET_ENGINE=stock installs nothing (but a lazy feature patch when asked) and turns every instance patch off: the
  * node runs the library as published, slower, and the differential suite
  * (test/engine) compares the two.
  *
@@ -70,6 +77,10 @@ export type EnginePatch = {
   fingerprint: string
   /** For `process` patches: installs it. */
   apply?: () => void
+  /** Applied by applyLazyPatch(id) when first needed, not by installEngine(). */
+  lazy?: boolean
+  /** A feature, not a speedup: applied (when asked) in stock mode too. */
+  feature?: boolean
 }
 
 const interpreter = () => (evmInternals.interpreter as { Interpreter: { prototype: Record<string, unknown> } }).Interpreter
@@ -288,6 +299,20 @@ export const enginePatches: readonly EnginePatch[] = [
     fingerprint: 'c2d2ab8e43d51c86bb49e1a6e86580b4b70cd1c3f746b14ac19712ccbb6cdc02',
     apply: applySerializedMemo,
   },
+  {
+    id: 'fork-state',
+    replaces: [
+      '@ethereumjs/statemanager: MerkleStateManager.prototype.getAccount, putAccount, deleteAccount, getStorage, putStorage, getCode',
+    ],
+    why: 'Not a speedup: the fork mode (--fork-url) reads what a forked state misses locally from the upstream chain and leaves tombstones for deleted upstream data. Applied when the first fork opens (a process that never forks keeps the library\'s methods), in stock mode too.',
+    file: 'src/evm/forkState.ts',
+    scope: 'process',
+    lazy: true,
+    feature: true,
+    upstream: forkStateUpstream,
+    fingerprint: '8fb322bac3d0a4fc53aa071706723dc9059537a7aca4d81caf8d0a89eeeed54b',
+    apply: applyForkState,
+  },
   // Instance patches: devnet's own objects and code paths; call sites ask patchActive(id).
   {
     id: 'native-crypto',
@@ -478,8 +503,35 @@ export function installEngine(mode: EngineMode = engineModeOf()): EngineMode {
   const sources = new Map(enginePatches.map((patch) => [patch.id, upstreamSources(patch)]))
   if (!checkedAtBuild) verifyEnginePatches(enginePatches, (patch) => sources.get(patch.id)!)
   for (const [id, text] of sources) capturedSources.set(id, text)
-  for (const patch of enginePatches) if (patch.scope === 'process') patch.apply!()
+  for (const patch of enginePatches) if (patch.scope === 'process' && !patch.lazy) patch.apply!()
   return (installed = 'devnet')
+}
+
+const lazyApplied = new Set<string>()
+
+/**
+ * Applies the lazy process patch `id` once, when devnet first needs it:
+ * checks its fingerprint against the library's code as it was before any
+ * patch (throwing EnginePatchMismatchError naming it on a difference), then
+ * installs it. In stock mode only a `feature` patch is applied (the others are
+ * speedups, which stock mode runs without).
+ */
+export function applyLazyPatch(id: string): void {
+  const patch = enginePatches.find((p) => p.id === id)
+  if (patch === undefined || !patch.lazy) throw new Error(`no lazy engine patch named ${id} in src/evm/patches/registry.ts`)
+  if (lazyApplied.has(id)) return
+  const mode = engineMode()
+  if (mode === 'stock' && !patch.feature) return
+  // devnet mode captured the pristine sources at install; stock mode has not changed the library.
+  if (!capturedSources.has(id)) capturedSources.set(id, upstreamSources(patch))
+  if (!checkedAtBuild) verifyEnginePatches([patch])
+  patch.apply!()
+  lazyApplied.add(id)
+}
+
+/** Whether the lazy patch `id` has been applied in this process. */
+export function lazyPatchApplied(id: string): boolean {
+  return lazyApplied.has(id)
 }
 
 /** The engine mode of this process (installing it on first use). */

@@ -1,5 +1,5 @@
-import type { StateManagerInterface } from '@ethereumjs/common'
-import { Account, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
+import type { StateManagerInterface } from '../../evm/engine.js'
+import { Account, createAddressFromString, hexToBytes, setLengthLeft } from '../../evm/engine.js'
 import type { Address, Hex } from 'viem'
 import { getAddress } from 'viem/utils'
 import type { StateOverrides } from '../call.js'

@@ -1,4 +1,4 @@
-import type { EVMInterface } from '@ethereumjs/evm'
+import type { EVMInterface } from '../../evm/engine.js'
 import type { Hex } from 'viem'
 import { numberToHex, pad } from 'viem/utils'
 import type { EvmLog } from '../../evm/types.js'

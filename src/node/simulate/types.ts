@@ -1,4 +1,4 @@
-import type { Block } from '@ethereumjs/block'
+import type { Block } from '../../evm/engine.js'
 import type { Address, Hex } from 'viem'
 import type { CallRequest } from '../../evm/execute.js'
 import type { EvmLog, ExecutedTx } from '../../evm/types.js'

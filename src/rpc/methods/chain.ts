@@ -1,5 +1,6 @@
-import type { Common } from '@ethereumjs/common'
 import { keccak256 } from 'viem/utils'
+import { blobBaseFee } from '../../node/chainConfig.js'
+import { suggestedTip } from '../../node/fillAndSign.js'
 import { blockId, data, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError } from '../errors.js'
@@ -7,26 +8,6 @@ import { q } from '../format.js'
 
 const clientVersion = `devnet/v0.1.0/node-${process.version}`
 
-/** The tip devnet suggests (eth_maxPriorityFeePerGas), as Anvil and Hardhat do: 1 gwei. */
-export const suggestedTip = 1_000_000_000n
-
-/**
- * The blob base fee for an excess blob gas under `common`'s fork (EIP-4844's
- * fake exponential; the update fraction changes with Prague and each BPO fork).
- */
-export function blobBaseFee(excess: bigint, common: Common): bigint {
-  // @ethereumjs/block computes this too but does not export it
-  const fraction = common.param('blobGasPriceUpdateFraction')
-  let i = 1n
-  let output = 0n
-  let accum = common.param('minBlobGas') * fraction
-  while (accum > 0n) {
-    output += accum
-    accum = (accum * excess) / (fraction * i)
-    i++
-  }
-  return output / fraction
-}
 
 /**
  * Chain identity and fee methods: eth_chainId, net_version, web3_clientVersion,

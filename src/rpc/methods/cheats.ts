@@ -1,17 +1,8 @@
-import type { StateManagerInterface } from '@ethereumjs/common'
-import { Account, createAddressFromString, hexToBytes } from '@ethereumjs/util'
-import type { Address } from 'viem'
+import { setBalance, setCode, setNonce, setStorageAt } from '../../node/stateAccess.js'
 import { address, bool, data } from '../codecs.js'
 import type { MethodDef } from '../defineMethod.js'
 import { looseUint, looseUint64, word } from '../harnessCodecs.js'
 import { harnessMethod } from './harness.js'
-
-/** The account at `at`, created empty when missing, so code and storage have an account to live in. */
-async function accountAt(state: StateManagerInterface, at: Address) {
-  const key = createAddressFromString(at)
-  const account = (await state.getAccount(key)) ?? new Account()
-  return { key, account }
-}
 
 /**
  * State cheats (anvil_/hardhat_ setBalance, setCode, setNonce, setStorageAt,
@@ -25,33 +16,21 @@ export const cheatMethods: MethodDef[] = [
     hardhat: ['hardhat_setBalance'],
     params: [address, looseUint],
     handler: ({ node }, [at, balance]) =>
-      node.cheat(async (state) => {
-        const { key, account } = await accountAt(state, at)
-        account.balance = balance
-        await state.putAccount(key, account)
-      }),
+      node.cheat((state) => setBalance(state, at, balance)),
   }),
   ...harnessMethod({
     anvil: ['anvil_setCode', 'evm_setAccountCode'],
     hardhat: ['hardhat_setCode'],
     params: [address, data],
     handler: ({ node }, [at, code]) =>
-      node.cheat(async (state) => {
-        const { key, account } = await accountAt(state, at)
-        await state.putAccount(key, account)
-        await state.putCode(key, hexToBytes(code))
-      }),
+      node.cheat((state) => setCode(state, at, code)),
   }),
   ...harnessMethod({
     anvil: ['anvil_setNonce', 'evm_setAccountNonce'],
     hardhat: ['hardhat_setNonce'],
     params: [address, looseUint64],
     handler: ({ node }, [at, nonce]) =>
-      node.cheat(async (state) => {
-        const { key, account } = await accountAt(state, at)
-        account.nonce = nonce
-        await state.putAccount(key, account)
-      }),
+      node.cheat((state) => setNonce(state, at, nonce)),
   }),
   // Anvil answers true here, unlike its other setters.
   ...harnessMethod({
@@ -59,11 +38,7 @@ export const cheatMethods: MethodDef[] = [
     hardhat: ['hardhat_setStorageAt'],
     params: [address, word, word],
     handler: async ({ node }, [at, slot, value]) => {
-      await node.cheat(async (state) => {
-        const { key, account } = await accountAt(state, at)
-        await state.putAccount(key, account)
-        await state.putStorage(key, hexToBytes(slot), hexToBytes(value))
-      })
+      await node.cheat((state) => setStorageAt(state, at, slot, value))
       return true
     },
   }),

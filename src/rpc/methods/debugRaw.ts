@@ -1,10 +1,8 @@
-import { RLP } from '@ethereumjs/rlp'
-import { bigIntToUnpaddedBytes, concatBytes, hexToBytes } from '@ethereumjs/util'
 import { bytesToHex } from 'viem/utils'
-import type { ExecutedTx } from '../../evm/types.js'
 import type { StoredBlock } from '../../node/chain.js'
 import { UnknownBlockError } from '../../node/errors.js'
 import type { Node } from '../../node/node.js'
+import { encodeReceipt } from '../../node/receiptEncoding.js'
 import type { BlockId } from '../../node/views.js'
 import { blockId, hash } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
@@ -66,23 +64,4 @@ function sealedBlock(node: Node, id: BlockId): StoredBlock {
   const view = node.views.resolve(id)
   if (view.kind !== 'sealed') throw new UnknownBlockError('pending')
   return view.block
-}
-
-/**
- * A receipt's consensus encoding (the receipts-trie leaf): `type ||
- * rlp([status, cumulativeGasUsed, logsBloom, logs])`, no type byte for legacy
- * transactions, and before Byzantium the post-state root in place of the
- * status (imported chains keep it as `root`).
- */
-export function encodeReceipt(executed: ExecutedTx): Uint8Array {
-  const root = (executed as ExecutedTx & { root?: Uint8Array | undefined }).root
-  const outcome = root instanceof Uint8Array ? root : executed.status === 1 ? Uint8Array.of(1) : new Uint8Array()
-  const body = RLP.encode([
-    outcome,
-    bigIntToUnpaddedBytes(executed.cumulativeGasUsed),
-    executed.logsBloom,
-    executed.logs.map((log) => [hexToBytes(log.address), log.topics.map((t) => hexToBytes(t)), hexToBytes(log.data)]),
-  ])
-  const type = executed.tx.type
-  return type === 0 ? body : concatBytes(Uint8Array.of(type), body)
 }

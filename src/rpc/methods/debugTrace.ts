@@ -2,7 +2,7 @@ import type { BlockOverrides, StateOverrides } from '../../node/call.js'
 import type { StoredBlock } from '../../node/chain.js'
 import { InvalidInputError } from '../../node/errors.js'
 import type { Node } from '../../node/node.js'
-import { type TracerSpec, pendingAsBlock, traceBlock, traceCall } from '../../node/trace.js'
+import { type TracerSpec, pendingAsBlock, traceCall } from '../../node/trace.js'
 import { ArgError, blockId, callRequest, hash } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { blockOverrides, stateOverrides } from './call.js'
@@ -81,8 +81,7 @@ export const debugTraceMethods: MethodDef[] = [
 ]
 
 function replay(node: Node, block: StoredBlock, spec: TracerSpec | undefined, only?: number) {
-  const args = { common: node.common, state: node.internals.state, chain: node.chain }
-  return traceBlock(args, block, spec ?? defaultTracer, only)
+  return node.traceBlock(block, spec ?? defaultTracer, only)
 }
 
 /** A block number or tag for debug_traceBlockByNumber (no EIP-1898 object, as geth). */

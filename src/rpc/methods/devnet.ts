@@ -1,13 +1,12 @@
-import { createAddressFromString } from '@ethereumjs/util'
 import { bytesToHex } from 'viem/utils'
 import type { Node } from '../../node/node.js'
 import type { PooledTx } from '../../node/pool.js'
+import { readAccount } from '../../node/stateAccess.js'
 import { ArgError, address, uint64 } from '../codecs.js'
 import { type MethodDef, alias, defineMethod } from '../defineMethod.js'
 import { formatTx, q } from '../format.js'
 import { looseUint64 } from '../harnessCodecs.js'
 import { maxMineCount } from './mining.js'
-import { retimePending } from './time.js'
 
 /**
  * evm_mine's one optional argument: a timestamp (Hardhat, Anvil), or an
@@ -45,18 +44,10 @@ export const devnetMethods: MethodDef[] = [
       params: [mineOptions],
       required: 0,
       // One write: the pinned timestamp re-times the pending block (pre-confirmed transactions included) and seals it.
-      handler: ({ node }, [options]) =>
-        node.write(async () => {
-          const { timestamp, blocks = 1n } = options ?? {}
-          for (let i = 0n; i < blocks; i++) {
-            if (i === 0n && timestamp !== undefined) {
-              node.time.next = timestamp
-              await retimePending(node)
-            }
-            await node.internals.seal()
-          }
-          return '0x0'
-        }),
+      handler: async ({ node }, [options]) => {
+        await node.mineAt(options ?? {})
+        return '0x0'
+      },
     }),
   ),
   defineMethod({
@@ -180,7 +171,7 @@ async function split(node: Node) {
   for (const p of [...node.pool.all()].sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0))) {
     let expected = next.get(p.from)
     if (expected === undefined) {
-      expected = (await reader.getAccount(createAddressFromString(p.from)))?.nonce ?? 0n
+      expected = (await readAccount(reader, p.from))?.nonce ?? 0n
       next.set(p.from, expected)
     }
     if (p.nonce === expected) {

@@ -1,8 +1,7 @@
 import type { Hex } from 'viem'
-import { dumpFixture } from '../../node/fixture/dump.js'
-import { FixtureFileError, dumpFixtureToFile, readFixtureFile } from '../../node/fixture/file.js'
+import { FixtureFileError, readFixtureFile } from '../../node/fixture/file.js'
 import { FixtureError, type LoadableFixture } from '../../node/fixture/format.js'
-import { type LoadOptions, loadFixture } from '../../node/fixture/load.js'
+import type { LoadOptions } from '../../node/fixture/load.js'
 import { parseFixture } from '../../node/fixture/validate.js'
 import { ArgError } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
@@ -81,9 +80,9 @@ export const fixtureMethods: MethodDef[] = [
     handler: async ({ node }, [file]) => {
       let resolved: string | undefined
       try {
-        if (file === undefined) return await dumpFixture(node)
+        if (file === undefined) return await node.dumpFixture()
         resolved = await resolveFixturePath(node.config, file, 'write')
-        return await dumpFixtureToFile(node, resolved)
+        return await node.dumpFixtureToFile(resolved)
       } catch (error) {
         // The chain cannot be dumped (a geth import) or the file cannot be written.
         if (error instanceof FixtureError) throw new InvalidInputError(error.shortMessage)
@@ -100,7 +99,7 @@ export const fixtureMethods: MethodDef[] = [
       wire(async (resolve) => {
         const fixture: LoadableFixture =
           typeof source === 'string' ? (await readFixtureFile(await resolve(source))).fixture : parseFixture(source)
-        const head = await loadFixture(node, fixture, options)
+        const head = await node.loadFixture(fixture, options)
         return { number: q(head.number), hash: head.hash as Hex, blocks: fixture.blocks.length }
       }, node.config),
   }),

@@ -34,21 +34,7 @@ function setIntervalMining(node: Node, ms: bigint) {
 }
 
 /** Removes pooled or pre-confirmed transactions that `drop` selects; returns the hashes removed. */
-function dropTransactions(node: Node, drop: (tx: { hash: Hex; from: string }) => boolean) {
-  return node.write(async () => {
-    const { pool, preconf } = node.internals
-    const removed: Hex[] = []
-    for (const pooled of pool.all()) if (drop(pooled) && pool.remove(pooled.hash)) removed.push(pooled.hash)
-    const preconfirmed = preconf.executed().filter(drop).map((tx) => tx.hash)
-    if (preconfirmed.length > 0) {
-      const { before } = await node.internals.rebuildPending((tx) => !drop(tx))
-      // Later nonces of a dropped sender go back to the pool with a gap; they stay there, as on Anvil.
-      removed.push(...preconfirmed)
-      node.events.emit('droppedPreconf', { before, dropped: preconfirmed })
-    }
-    return removed
-  })
-}
+const dropTransactions = (node: Node, drop: (tx: { hash: Hex; from: string }) => boolean) => node.dropTransactions(drop)
 
 /** Refuses a method that has no meaning on a devnet that never forks, with the reason. */
 const unsupported = (method: string, reason: string) =>
@@ -127,11 +113,7 @@ export const miningMethods: MethodDef[] = [
     params: [looseUint64],
     handler: ({ node }, [gasLimit]) => {
       if (gasLimit < 21_000n) throw new InvalidParamsError(`block gas limit ${gasLimit} is below 21000`)
-      return node.write(async () => {
-        node.controls.block.gasLimit = gasLimit
-        await node.internals.rebuildPending()
-        return true
-      })
+      return node.pinBlockFields({ gasLimit }).then(() => true)
     },
   }),
   ...harnessMethod({
@@ -140,21 +122,14 @@ export const miningMethods: MethodDef[] = [
     params: [looseUint],
     handler: ({ node }, [fee]) => {
       if (!node.common.isActivatedEIP(1559)) throw new InvalidParamsError('the chain has no base fee (EIP-1559 is not active)')
-      return node.write(async () => {
-        node.controls.block.nextBaseFee = fee
-        await node.internals.rebuildPending()
-      })
+      return node.pinBlockFields({ nextBaseFee: fee })
     },
   }),
   ...harnessMethod({
     anvil: ['anvil_setCoinbase'],
     hardhat: ['hardhat_setCoinbase'],
     params: [address],
-    handler: ({ node }, [coinbase]) =>
-      node.write(async () => {
-        node.controls.block.coinbase = coinbase
-        await node.internals.rebuildPending()
-      }),
+    handler: ({ node }, [coinbase]) => node.pinBlockFields({ coinbase }),
   }),
   ...harnessMethod({
     anvil: ['anvil_setMinGasPrice'],

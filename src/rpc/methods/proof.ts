@@ -1,5 +1,4 @@
-import { getMerkleStateProof } from '@ethereumjs/statemanager'
-import { KECCAK256_RLP_S, createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { stateProof } from '../../node/stateAccess.js'
 import { ArgError, address, blockId, storageKey } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { q } from '../format.js'
@@ -43,10 +42,9 @@ export const proofMethods: MethodDef[] = [
     required: 2,
     handler: async ({ node }, [addr, keys, id]) => {
       const reader = node.views.reader(node.views.resolve(id ?? { tag: 'latest' }))
-      const account = createAddressFromString(addr)
-      const proof = await getMerkleStateProof(reader, account, keys.map(({ key }) => hexToBytes(key)))
+      const proof = await stateProof(reader, addr, keys.map(({ key }) => key))
       // An empty storage trie proves nothing: geth gives each key value 0 and no nodes.
-      const emptyStorage = proof.storageHash === KECCAK256_RLP_S
+      const emptyStorage = proof.emptyStorage
       return {
         address: addr,
         accountProof: proof.accountProof,

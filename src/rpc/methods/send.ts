@@ -1,15 +1,13 @@
-import { createTx, type TypedTransaction } from '@ethereumjs/tx'
-import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import type { Hex } from 'viem'
-import { createImpersonatedTx } from '../../evm/impersonated.js'
+import { hexToBytes } from 'viem/utils'
+import type { CallRequest, TypedTransaction } from '../../node/engineTypes.js'
 import { TimeoutError, TxRejectedError } from '../../node/errors.js'
+import { fillAndSignAs } from '../../node/fillAndSign.js'
 import type { Node } from '../../node/node.js'
-import { estimateGas } from '../../node/call.js'
 import { callRequest, data, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError } from '../errors.js'
 import { receiptOf } from './blocks.js'
-import { suggestedTip } from './chain.js'
 
 export function decodeRaw(node: Node, raw: Hex): TypedTransaction {
   try {
@@ -46,49 +44,15 @@ export function waitForReceipt(node: Node, txHash: Hex, timeoutMs: number) {
   })
 }
 
-/**
- * Fills a transaction the way a wallet would, then signs it with the dev
- * account's key, or, for an impersonated sender (anvil_impersonateAccount,
- * or any sender for eth_sendUnsignedTransaction), gives it Anvil's fake
- * signature.
- */
-export async function fillAndSign(
+/** Fills and signs `request` as its sender (node/fillAndSign.ts); `from` is required. */
+export function fillAndSign(
   node: Node,
-  request: ReturnType<typeof callRequest>,
+  request: CallRequest,
   options: { unsigned?: boolean } = {},
 ): Promise<TypedTransaction> {
   const from = request.from
   if (!from) throw new InvalidParamsError('invalid argument 0: from is required')
-  const account = options.unsigned ? undefined : node.accounts.find((a) => a.address.toLowerCase() === from)
-  if (!account && !options.unsigned && !node.controls.isImpersonated(from))
-    throw new TxRejectedError(`unknown account ${from}`)
-  const pending = node.views.resolve({ tag: 'pending' })
-  const stateNonce = (await node.views.reader(pending).getAccount(createAddressFromString(from)))?.nonce ?? 0n
-  const nonce = request.nonce ?? node.pool.nextNonce(from, stateNonce)
-  const baseFee = pending.env.baseFeePerGas ?? 0n
-  const gas =
-    request.gas ??
-    (await node.views.withVm(pending, (vm) =>
-      estimateGas(node.common, vm, pending, request, { gasCap: node.config.rpcGasCap }),
-    ))
-  const legacy = request.gasPrice !== undefined
-  const tip = request.maxPriorityFeePerGas ?? suggestedTip
-  const fields = {
-    nonce,
-    gasLimit: gas,
-    to: request.to ?? undefined,
-    value: request.value ?? 0n,
-    data: request.data ?? '0x',
-    chainId: node.chainId,
-    accessList: request.accessList,
-    ...(legacy
-      ? { type: request.accessList ? 1 : 0, gasPrice: request.gasPrice }
-      : { type: request.type ?? 2, maxPriorityFeePerGas: tip, maxFeePerGas: request.maxFeePerGas ?? baseFee * 2n + tip }),
-    ...(request.authorizationList ? { type: 4, authorizationList: request.authorizationList } : {}),
-  }
-  if (!account) return createImpersonatedTx(node.common, fields, from)
-  const tx = createTx(fields as never, { common: node.common })
-  return tx.sign(hexToBytes(account.privateKey))
+  return fillAndSignAs(node, { ...request, from }, options)
 }
 
 /**

@@ -18,9 +18,8 @@
  * root, as Base's node does; an imported geth chain gets geth's 12 s and
  * real roots (`simulate` in the config changes both).
  */
-import type { CallRequest } from '../../evm/execute.js'
+import type { CallRequest } from '../../node/engineTypes.js'
 import type { StateOverrides } from '../../node/call.js'
-import { simulate, simulateOptions } from '../../node/simulate/engine.js'
 import type { SimBlock, SimBlockOverrides, SimulatePayload, SimulatedBlock, Withdrawal } from '../../node/simulate/types.js'
 import { ArgError, address, blockId, bool, callRequest, hash, quantity, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
@@ -111,12 +110,7 @@ export const simulateMethods: MethodDef[] = [
     required: 1,
     handler: async ({ node }, [payload, id]) => {
       const view = node.views.resolve(id ?? latest)
-      const blocks = await simulate(
-        { common: node.common, chain: node.chain, state: node.internals.state, withVm: node.views.withVm },
-        view,
-        payload,
-        simulateOptions(node.config),
-      )
+      const blocks = await node.simulate(view, payload)
       return blocks.map((block) => formatSimulatedBlock(block, payload.returnFullTransactions))
     },
   }),

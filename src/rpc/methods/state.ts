@@ -1,6 +1,5 @@
-import { createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import type { Hex } from 'viem'
-import { bytesToHex } from 'viem/utils'
+import { readAccount, readCode, readStorageWord, readStorageWords } from '../../node/stateAccess.js'
 import { ArgError, address, blockId, storageKey } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { q } from '../format.js'
@@ -43,7 +42,7 @@ export const stateMethods: MethodDef[] = [
     required: 1,
     handler: async ({ node }, [addr, id]) => {
       const view = node.views.resolve(id ?? latest)
-      const account = await node.views.reader(view).getAccount(createAddressFromString(addr))
+      const account = await readAccount(node.views.reader(view), addr)
       return q(account?.balance ?? 0n)
     },
   }),
@@ -53,7 +52,7 @@ export const stateMethods: MethodDef[] = [
     required: 1,
     handler: async ({ node }, [addr, id]) => {
       const view = node.views.resolve(id ?? latest)
-      const account = await node.views.reader(view).getAccount(createAddressFromString(addr))
+      const account = await readAccount(node.views.reader(view), addr)
       const nonce = account?.nonce ?? 0n
       return q(view.kind === 'pending' ? node.pool.nextNonce(addr, nonce) : nonce)
     },
@@ -64,7 +63,7 @@ export const stateMethods: MethodDef[] = [
     required: 1,
     handler: async ({ node }, [addr, id]) => {
       const view = node.views.resolve(id ?? latest)
-      return bytesToHex(await node.views.reader(view).getCode(createAddressFromString(addr)))
+      return readCode(node.views.reader(view), addr)
     },
   }),
   defineMethod({
@@ -73,8 +72,7 @@ export const stateMethods: MethodDef[] = [
     required: 2,
     handler: async ({ node }, [addr, slot, id]) => {
       const view = node.views.resolve(id ?? latest)
-      const value = await node.views.reader(view).getStorage(createAddressFromString(addr), hexToBytes(slot))
-      return bytesToHex(setLengthLeft(value, 32))
+      return readStorageWord(node.views.reader(view), addr, slot)
     },
   }),
   defineMethod({
@@ -84,11 +82,7 @@ export const stateMethods: MethodDef[] = [
     handler: async ({ node }, [request, id]) => {
       const reader = node.views.reader(node.views.resolve(id ?? latest))
       const out: Record<string, Hex[]> = {}
-      for (const { key, addr, slots } of request) {
-        const account = createAddressFromString(addr)
-        out[key] = []
-        for (const slot of slots) out[key]!.push(bytesToHex(setLengthLeft(await reader.getStorage(account, hexToBytes(slot)), 32)))
-      }
+      for (const { key, addr, slots } of request) out[key] = await readStorageWords(reader, addr, slots)
       return out
     },
   }),

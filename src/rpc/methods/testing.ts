@@ -1,9 +1,10 @@
-import type { TypedTransaction } from '@ethereumjs/tx'
-import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import type { Address, Hex } from 'viem'
-import { type PayloadAttributes, buildPayload } from '../../node/buildPayload.js'
+import { bytesToHex, hexToBytes } from 'viem/utils'
+import type { PayloadAttributes } from '../../node/buildPayload.js'
 import { InvalidInputError } from '../../node/errors.js'
+import type { TypedTransaction } from '../../node/engineTypes.js'
 import type { Node } from '../../node/node.js'
+import { readAccount } from '../../node/stateAccess.js'
 import { ArgError, address, data, hash, quantity, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError } from '../errors.js'
@@ -41,12 +42,11 @@ export const testingMethods: MethodDef[] = [
       const parent = node.chain.blockByHash(parentHash)
       if (!parent) throw new InvalidInputError(`parent block ${parentHash} not found`)
       const txs = raws === undefined ? await candidates(node, parent.hash) : raws.map((raw, i) => decode(node, raw, i))
-      const built = await buildPayload(
-        { common: node.common, state: node.internals.state, chain: node.chain },
+      const built = await node.buildPayload(
         parent,
         attributes,
         txs,
-        { extraData: extraData ?? '0x', desiredGasLimit: node.config.gasLimit },
+        { extraData: extraData ?? '0x' },
       )
       const h = built.block.header
       return {
@@ -94,8 +94,8 @@ async function candidates(node: Node, parent: Hex): Promise<TypedTransaction[]> 
   const reader = node.views.reader(node.views.resolve(onHead ? { tag: 'pending' } : { hash: parent }))
   const nonces = new Map<Address, bigint>()
   for (const p of node.pool.all())
-    if (!nonces.has(p.from)) nonces.set(p.from, (await reader.getAccount(createAddressFromString(p.from)))?.nonce ?? 0n)
-  return [...preconfirmed, ...node.internals.pool.ready((from) => nonces.get(from) ?? 0n).map((p) => p.tx)]
+    if (!nonces.has(p.from)) nonces.set(p.from, (await readAccount(reader, p.from))?.nonce ?? 0n)
+  return [...preconfirmed, ...node.pool.ready((from) => nonces.get(from) ?? 0n).map((p) => p.tx)]
 }
 
 function decode(node: Node, raw: Hex, index: number): TypedTransaction {

@@ -10,8 +10,6 @@ import { harnessMethod } from './harness.js'
  * a time move is a change the test asked for, and the block they will be
  * sealed in must carry the new time. Runs inside the write queue.
  */
-export const retimePending = (node: Node) =>
-  node.internals.rebuildPending(undefined, node.internals.nextTimestamp(node.internals.chain.head()))
 
 /**
  * Time: evm_increaseTime, evm_setNextBlockTimestamp, anvil_setTime (evm_setTime),
@@ -24,40 +22,22 @@ export const timeMethods: MethodDef[] = [
     method: 'evm_increaseTime',
     params: [looseUint64],
     // Anvil and Hardhat answer with the total offset moved so far, in seconds.
-    handler: ({ node }, [seconds]) =>
-      node.write(async () => {
-        node.clock.increase(seconds)
-        node.controls.timeOffset += seconds
-        await retimePending(node)
-        return Number(node.controls.timeOffset)
-      }),
+    handler: async ({ node }, [seconds]) => Number(await node.increaseTime(seconds)),
   }),
   defineMethod({
     method: 'evm_setNextBlockTimestamp',
     params: [looseUint64],
-    handler: ({ node }, [timestamp]) =>
-      node.write(async () => {
-        const head = node.internals.chain.head().block.header.timestamp
-        if (timestamp < head)
-          throw new InvalidParamsError(`timestamp ${timestamp} is lower than the previous block's timestamp ${head}`)
-        node.time.next = timestamp
-        await retimePending(node)
-        return null
-      }),
+    handler: async ({ node }, [timestamp]) => {
+      await node.setNextBlockTimestamp(timestamp)
+      return null
+    },
   }),
   ...alias(
     defineMethod({
       method: 'anvil_setTime',
       params: [looseUint64],
       // Anvil answers with the seconds between the previous time and the new one.
-      handler: ({ node }, [timestamp]) =>
-        node.write(async () => {
-          const before = node.clock.now()
-          node.clock.set(timestamp)
-          node.controls.timeOffset += timestamp - before
-          await retimePending(node)
-          return Number(timestamp - before)
-        }),
+      handler: async ({ node }, [timestamp]) => Number(await node.setTime(timestamp)),
     }),
     'evm_setTime',
   ),
@@ -80,13 +60,7 @@ export const timeMethods: MethodDef[] = [
     defineMethod({
       method: 'anvil_removeBlockTimestampInterval',
       params: [],
-      handler: ({ node }) =>
-        node.write(async () => {
-          const had = node.time.interval !== undefined
-          node.time.interval = undefined
-          await retimePending(node)
-          return had
-        }),
+      handler: ({ node }) => node.setBlockTimestampInterval(undefined),
     }),
     'hardhat_removeBlockTimestampInterval',
   ),
@@ -94,8 +68,5 @@ export const timeMethods: MethodDef[] = [
 
 function setInterval(node: Node, seconds: bigint) {
   if (seconds === 0n) throw new InvalidParamsError('block timestamp interval must be at least 1 second')
-  return node.write(async () => {
-    node.time.interval = seconds
-    await retimePending(node)
-  })
+  return node.setBlockTimestampInterval(seconds).then(() => undefined)
 }

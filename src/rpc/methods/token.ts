@@ -1,15 +1,12 @@
-import type { StateManagerInterface } from '@ethereumjs/common'
-import { bigIntToUnpaddedBytes, bytesToBigInt, createAddressFromString, hexToBytes } from '@ethereumjs/util'
-import type { Address } from 'viem'
-import {
-  type SlotWrite,
-  maxBalance,
-  setBalanceWrites,
-  setBlacklistedWrites,
-  setPausedWrites,
-} from '../../evm/tokenSlots.js'
-import { InvalidInputError } from '../../node/errors.js'
+import type { Hex } from 'viem'
 import type { Node } from '../../node/node.js'
+import {
+  maxTokenBalance,
+  tokenBalanceWrites,
+  tokenBlacklistedWrites,
+  tokenPausedWrites,
+  writeTokenSlots,
+} from '../../node/stateAccess.js'
 import { ArgError, address, bool, quantity } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 
@@ -43,18 +40,18 @@ export const tokenMethods: MethodDef[] = [
   defineMethod({
     method: 'devnet_setTokenBalance',
     params: [address, units],
-    handler: ({ node }, [holder, amount]) => writeToken(node, (read) => setBalanceWrites(holder, amount, read)),
+    handler: ({ node }, [holder, amount]) => writeToken(node, tokenBalanceWrites(holder, amount)),
   }),
   defineMethod({
     method: 'devnet_setTokenPaused',
     params: [bool],
-    handler: ({ node }, [paused]) => writeToken(node, (read) => setPausedWrites(paused, read)),
+    handler: ({ node }, [paused]) => writeToken(node, tokenPausedWrites(paused)),
   }),
   defineMethod({
     method: 'devnet_setTokenBlacklisted',
     params: [address, bool],
     handler: ({ node }, [account, blacklisted]) =>
-      writeToken(node, (read) => setBlacklistedWrites(account, blacklisted, read)),
+      writeToken(node, tokenBlacklistedWrites(account, blacklisted)),
   }),
 ]
 
@@ -70,24 +67,12 @@ function units(value: unknown): bigint {
     amount = BigInt(value)
   } else if (typeof value === 'string' && /^[0-9]+$/.test(value)) amount = BigInt(value)
   else amount = quantity(value)
-  if (amount < 0n || amount > maxBalance) throw new ArgError(`token amount out of range [0, 2^255 - 1]: ${amount}`)
+  if (amount < 0n || amount > maxTokenBalance) throw new ArgError(`token amount out of range [0, 2^255 - 1]: ${amount}`)
   return amount
 }
 
 /** Computes the token's slot writes from the head state and applies them as one cheat. */
-async function writeToken(
-  node: Node,
-  writes: (read: (slot: `0x${string}`) => Promise<bigint>) => Promise<SlotWrite[]>,
-): Promise<null> {
-  const token = createAddressFromString(node.config.token.address as Address)
-  await node.cheat(async (state: StateManagerInterface) => {
-    // An imported chain (or a config without the token) has nothing to write into.
-    if ((await state.getCode(token)).length === 0)
-      throw new InvalidInputError(`no payment token deployed at ${node.config.token.address}`)
-    const read = async (slot: `0x${string}`) => bytesToBigInt(await state.getStorage(token, hexToBytes(slot)))
-    // a zero word becomes empty bytes, which deletes the slot as SSTORE 0 does
-    for (const [slot, value] of await writes(read))
-      await state.putStorage(token, hexToBytes(slot), bigIntToUnpaddedBytes(value))
-  })
+async function writeToken(node: Node, writes: Parameters<typeof writeTokenSlots>[2]): Promise<null> {
+  await node.cheat((state) => writeTokenSlots(state, node.config.token.address as Hex, writes))
   return null
 }
