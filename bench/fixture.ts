@@ -1,9 +1,9 @@
 /**
  * `npm run bench:fixture` (tsx bench/fixture.ts [blocks]): builds a chain of
  * 10,000 blocks (every 10th with three transactions: two ETH transfers and a
- * token transfer), dumps it to a fixture file and prints the dump time, the
- * file size (p50 of five dumps, wall and CPU time; the dumps must give the
- * same bytes) and the load time (p50 of five loads into fresh devnets, from
+ * token transfer), dumps it to a fixture file and prints the dump time (p50
+ * of five dumps, wall and CPU time; the five must give the same bytes), the
+ * file size and the load time (p50 of five loads into fresh devnets, from
  * reading the file to the swapped-in chain; with the CPU time of the same
  * loads, steadier than wall time on a shared machine), then the time of one load with
  * the full state check (`verifyState`). Asserts nothing.
