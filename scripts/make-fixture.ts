@@ -25,8 +25,7 @@ import { type Hex, createPublicClient, custom, encodeFunctionData, keccak256, pa
 import { mnemonicToAccount } from 'viem/accounts'
 import { createDevnet } from '../src/index.js'
 import { writeFileAtomic } from '../src/node/fixture/file.js'
-import { dumpFixture } from '../src/node/fixture/dump.js'
-import { stringifyFixture } from '../src/node/fixture/format.js'
+import { dumpFixtureText } from '../src/node/fixture/dump.js'
 import { authorizationTypes, tokenAbi } from '../src/payments/abi.js'
 import { readTokenDomain } from '../src/payments/domain.js'
 
@@ -88,7 +87,7 @@ export async function buildPaymentsFixture(): Promise<string> {
       method: 'eth_sendTransaction',
       params: [{ from: account(5).address, to: account(6).address, value: `0x${(10n ** 18n).toString(16)}` }],
     })
-    return stringifyFixture(await dumpFixture(devnet.node))
+    return await dumpFixtureText(devnet.node)
   } finally {
     await devnet.close()
   }

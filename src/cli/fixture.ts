@@ -55,12 +55,13 @@ const flags = {
 /** What a fixture holds, as lines of text. */
 export function describeFixture(fixture: LoadableFixture, bytes: number): string {
   const common = createDevCommon(BigInt(fixture.config.chainId), fixture.config.hardfork)
-  const head = createBlockFromRLP(fromHex(fixture.blocks[fixture.blocks.length - 1]!.rlp), { common, setHardfork: false })
+  const rlpOf = (rlp: string | Uint8Array) => (typeof rlp === 'string' ? fromHex(rlp) : rlp)
+  const head = createBlockFromRLP(rlpOf(fixture.blocks[fixture.blocks.length - 1]!.rlp), { common, setHardfork: false })
   const transactions = fixture.blocks.reduce((n, b) => n + b.receipts.length, 0)
-  const size = (hexes: string[]) => hexes.reduce((n, h) => n + (h.length - 2) / 2, 0)
+  const size = (values: (string | Uint8Array)[]) => values.reduce((n, v) => n + (typeof v === 'string' ? (v.length - 2) / 2 : v.length), 0)
   const values = (entries: LoadableFixture['state']['nodes']) => {
-    const out: string[] = []
-    forEachEntry(entries, (_, value) => out.push(`0x${value}`))
+    const out: (string | Uint8Array)[] = []
+    forEachEntry(entries, (_, value) => out.push(typeof value === 'string' ? `0x${value}` : value))
     return out
   }
   const nodes = values(fixture.state.nodes)

@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { paymentsFixturePath } from '../../scripts/make-fixture.js'
 import { userErrorMessage } from '../../src/cli/userError.js'
 import { createDevnet, type DevnetOptions } from '../../src/index.js'
 
@@ -26,7 +25,8 @@ async function lineFor(options: DevnetOptions) {
 
 describe('userErrorMessage', () => {
   test('names the file and the problem of each kind of bad input', async () => {
-    const fixture = JSON.parse(readFileSync(paymentsFixturePath, 'utf8'))
+    // A version-1 file (JSON blocks, easy to edit by hand).
+    const fixture = JSON.parse(readFileSync(new URL('../fixtures/data/payments-v1.json', import.meta.url), 'utf8'))
     fixture.blocks[2].receipts = []
     const badFixture = write('bad-fixture.json', fixture)
     const badGenesis = write('bad-genesis.json', { config: { chainId: 'one' }, alloc: {} })
