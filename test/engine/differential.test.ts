@@ -73,4 +73,8 @@ function expectCoverage(t: Transcript) {
     .flatMap((block) => block.calls)
   expect(simulated.some((c) => c.status === '0x1' && c.logs.length > 0)).toBe(true)
   expect(simulated.some((c) => c.status === '0x0')).toBe(true)
+  // The ordered traceTransfers case: transfer, log, transfer, child's log, log, self-destruct payout (T/L by emitter).
+  const traced = t.entries.find((e) => e.label.startsWith('trace: '))?.answer as { result: { calls: { logs: { address: string }[] }[] }[] }
+  const kinds = traced.result[0]!.calls.map((c) => c.logs.map((l) => (l.address === '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee' ? 'T' : 'L')).join(''))
+  expect(kinds).toEqual(['TLTLLT', 'TL'])
 }

@@ -80,6 +80,7 @@ export async function runScenario(seed: number, cases: number, engine: string): 
     const run = new Run(devnet, entries)
     await run.randomPhase(seed, cases)
     await run.tokenPhase()
+    await run.tracePhase()
     return { seed, cases, engine, hardfork, entries }
   } finally {
     await devnet.close()
@@ -246,6 +247,32 @@ class Run {
       traceTransfers: c % 8 === 5,
       returnFullTransactions: c % 8 === 5,
     }
+  }
+
+  /**
+   * traceTransfers where the order matters: a contract (code by override) logs, pays a child that logs, logs again
+   * and self-destructs to a third address; a second one pays a child that logs and reverts. geth's answer
+   * interleaves the transfer logs with the contract's and drops the reverted child's (devnet's engine hears
+   * LOG and SELFDESTRUCT from its opcode observer, stock from step events).
+   */
+  async tracePhase(): Promise<void> {
+    const [a, b, c, a2, b2] = ['a1', 'b1', 'c1', 'a2', 'b2'].map((n) => `0x${n.repeat(20)}` as Hex) as [Hex, Hex, Hex, Hex, Hex]
+    const log0 = '60006000a0'
+    const pay = (to: Hex, value: number) => `6000600060006000${(0x6000 + value).toString(16)}73${to.slice(2)}5af150`
+    const sender = this.keys[3]!.address
+    const answer = await this.answer('eth_simulateV1', [{
+      blockStateCalls: [{
+        stateOverrides: {
+          [a]: { balance: toHex(1_000n), code: `0x${log0}${pay(b, 5)}600160006000a173${c.slice(2)}ff` },
+          [b]: { code: `0x${log0}00` },
+          [a2]: { balance: toHex(1_000n), code: `0x${pay(b2, 9)}${log0}00` },
+          [b2]: { code: `0x${log0}60006000fd` },
+        },
+        calls: [{ from: sender, to: a, value: toHex(7n) }, { from: sender, to: a2, value: toHex(3n) }],
+      }],
+      traceTransfers: true,
+    }, 'latest'])
+    this.entries.push({ label: 'trace: eth_simulateV1 transfers, logs, selfdestruct', answer })
   }
 
   async tokenPhase(): Promise<void> {
