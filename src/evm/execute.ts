@@ -331,11 +331,10 @@ async function passSenderCodeCheck(vm: VM, sender: ReturnType<TypedTransaction['
   const code = await state.getCode(sender)
   // No code (the usual case) or a real delegation: runTx's check passes by itself, patch nothing.
   if (code.length === 0 || (code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00)) return () => {}
-  const own = Object.getOwnPropertyDescriptor(state, 'getCode')
   const original = state.getCode
+  // Assigned back rather than deleted (a delete turns the state manager into a dictionary: slow field reads after).
   const restore = () => {
-    if (own) Object.defineProperty(state, 'getCode', own)
-    else delete (state as { getCode?: unknown }).getCode
+    ;(state as { getCode: typeof state.getCode }).getCode = original
   }
   ;(state as { getCode: typeof state.getCode }).getCode = async (address) => {
     if (!address.equals(sender)) return original.call(state, address)

@@ -69,7 +69,8 @@ export async function withIdleRequestQueues<T>(vm: VM, build: () => Promise<T>):
   try {
     return await build()
   } finally {
-    if (own) evm.runCall = original
-    else delete (evm as Partial<typeof evm>).runCall
+    // Assigned back even when it was the prototype's: a delete would turn the EVM object into a dictionary
+    // (slow property reads in every later call on it).
+    evm.runCall = own ? original : (Object.getPrototypeOf(evm) as typeof evm).runCall
   }
 }

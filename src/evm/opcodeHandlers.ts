@@ -14,6 +14,7 @@
 import { EVMError } from '@ethereumjs/evm'
 import { setLengthLeft } from '@ethereumjs/util'
 import { evmInternals } from './evmInternals.js'
+import { observerOf } from './opcodeObserver.js'
 
 type Stack = { pop(): bigint; popN(n: number): bigint[]; peek(n?: number): bigint[]; push(value: bigint): void }
 type RunState = {
@@ -182,6 +183,8 @@ export function applyOpcodeHandlers() {
     let mem: Uint8Array = new Uint8Array(0)
     if (memLength !== 0n) mem = runState.memory.read(Number(memOffset), Number(memLength))
     runState.interpreter.log(mem, topicsCount, topicsBuf)
+    // A traceTransfers run places its transfer logs among the contract's by this (opcodeObserver.ts).
+    observerOf(runState.interpreter._evm)?.log()
   }
   for (let op = 0xa0; op <= 0xa4; op++) handlers.set(op, log)
 }

@@ -9,7 +9,8 @@ import { type Transcript, hardforkOf } from './differential/scenario.js'
  * token's flows) through devnet's engine and through stock @ethereumjs
  * (DEVNET_ENGINE=stock), each in its own process, and the transcripts
  * (blocks and their roots, receipts, logs, gas, return data, struct-logger
- * traces, eth_call and eth_estimateGas answers) must be identical.
+ * traces, eth_call, eth_estimateGas and eth_simulateV1 answers) must be
+ * identical.
  *
  * A run takes a fresh seed unless DIFF_SEED is set, and prints it; a
  * divergence names the entry and the command that replays it.
@@ -65,4 +66,15 @@ function expectCoverage(t: Transcript) {
   expect(receipts.some((r) => r.contractAddress)).toBe(true)
   const traces = t.entries.filter((e) => e.trace).map((e) => e.trace as { steps?: number })
   expect(traces.some((tr) => (tr.steps ?? 0) > 200)).toBe(true)
+  // eth_simulateV1 answered with blocks whose calls succeeded, failed and logged (the token's simulation alone does).
+  const simulated = t.entries
+    .filter((e) => e.label.endsWith('eth_simulateV1'))
+    .flatMap((e) => (e.answer as { result?: { calls: { status: string; logs: unknown[] }[] }[] }).result ?? [])
+    .flatMap((block) => block.calls)
+  expect(simulated.some((c) => c.status === '0x1' && c.logs.length > 0)).toBe(true)
+  expect(simulated.some((c) => c.status === '0x0')).toBe(true)
+  // The ordered traceTransfers case: transfer, log, transfer, child's log, log, self-destruct payout (T/L by emitter).
+  const traced = t.entries.find((e) => e.label.startsWith('trace: '))?.answer as { result: { calls: { logs: { address: string }[] }[] }[] }
+  const kinds = traced.result[0]!.calls.map((c) => c.logs.map((l) => (l.address === '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee' ? 'T' : 'L')).join(''))
+  expect(kinds).toEqual(['TLTLLT', 'TL'])
 }

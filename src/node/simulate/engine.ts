@@ -137,7 +137,10 @@ async function runBlocks(
     return results
   } finally {
     await state.revert()
-    delete (vm.evm as { getPrecompile?: unknown }).getPrecompile
+    // Put back, not deleted: deleting a property turns the EVM object into a dictionary, and every later call on
+    // this view's VM (eth_call included) then read its fields by hash lookup.
+    const evmWithPrecompiles = vm.evm as unknown as { getPrecompile: unknown }
+    evmWithPrecompiles.getPrecompile = (Object.getPrototypeOf(vm.evm) as { getPrecompile: unknown }).getPrecompile
     common.setHardfork(hardfork)
     ;(vm as unknown as { blockchain: unknown }).blockchain = savedBlockchain.vm
     evm.blockchain = savedBlockchain.evm
@@ -224,8 +227,10 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   if (env.baseFeePerGas !== undefined) headerData.baseFeePerGas = env.baseFeePerGas
   if (env.excessBlobGas !== undefined) headerData.excessBlobGas = env.excessBlobGas
   if (env.parentBeaconBlockRoot !== undefined) headerData.parentBeaconBlockRoot = hexToBytes(env.parentBeaconBlockRoot)
-  const withdrawals = common.isActivatedEIP(4895)
-    ? (o.withdrawals ?? []).map((w) => ({ index: w.index, validatorIndex: w.validatorIndex, address: w.address, amount: w.amount }))
+  // No withdrawals are left out rather than passed empty: the builder would build a trie (a database and a debug
+  // logger) for the root of nothing; without them the header defaults to that same empty root and the block to [].
+  const withdrawals = common.isActivatedEIP(4895) && o.withdrawals !== undefined && o.withdrawals.length > 0
+    ? o.withdrawals.map((w) => ({ index: w.index, validatorIndex: w.validatorIndex, address: w.address, amount: w.amount }))
     : undefined
 
   // Each block starts from the fork's precompiles; this block's overrides may move or disable some. Only

@@ -1,6 +1,8 @@
 import type { EVMInterface } from '../../evm/engine.js'
 import type { Hex } from 'viem'
 import { numberToHex, pad } from 'viem/utils'
+import { type OpcodeObserver, observeOpcodes } from '../../evm/opcodeObserver.js'
+import { patchActive } from '../../evm/patches/registry.js'
 import type { EvmLog } from '../../evm/types.js'
 
 /** ERC-7528's native-asset address, the emitter geth gives synthetic transfer logs. */
@@ -41,10 +43,12 @@ const transferLog = (from: Hex, to: Hex, value: bigint): EvmLog => ({
  * where the frame starts, and a frame that fails takes its logs with it.
  *
  * The VM collects contract logs itself, so the tracer only records where each
- * LOG opcode ran ('step' events) relative to the transfers; a successful
- * transaction's logs are then interleaved with the transfers in that order.
- * 'step' listeners make the interpreter build an event per opcode, so the
- * tracer is attached only while a call runs, and only when asked for.
+ * LOG opcode ran relative to the transfers; a successful transaction's logs
+ * are then interleaved with the transfers in that order. Devnet's engine
+ * tells the tracer of each LOG and SELFDESTRUCT as it runs
+ * (evm/opcodeObserver.ts); the library as published (DEVNET_ENGINE=stock)
+ * only through 'step' events, which make the interpreter build an event per
+ * opcode. Either is attached only while a call runs, and only when asked for.
  */
 export async function traceTransfers<T extends { execResult: { logs?: unknown } }>(
   evm: EVMInterface,
@@ -66,6 +70,14 @@ export async function traceTransfers<T extends { execResult: { logs?: unknown } 
     const frame = frames[frames.length - 1]
     const first = frame?.items[0]
     if (frame?.create && first?.kind === 'transfer' && first.to === undefined) first.to = event.address.toString() as Hex
+  }
+  const observer: OpcodeObserver = {
+    log: () => frames[frames.length - 1]?.items.push({ kind: 'log' }),
+    selfdestruct: (address, beneficiary, balance) => {
+      const frame = frames[frames.length - 1]
+      if (frame && balance > 0n)
+        frame.items.push({ kind: 'transfer', from: address.toString() as Hex, to: pad(numberToHex(beneficiary), { size: 20 }), value: balance })
+    },
   }
   const onStep = (step: StepEvent, resolve?: (result?: unknown) => void) => {
     const frame = frames[frames.length - 1]
@@ -98,9 +110,11 @@ export async function traceTransfers<T extends { execResult: { logs?: unknown } 
     on(event: string, listener: (...args: never[]) => void): void
     off(event: string, listener: (...args: never[]) => void): void
   }
+  const observed = patchActive('opcode-observer')
   events.on('beforeMessage', onMessage)
   events.on('newContract', onContract)
-  events.on('step', onStep)
+  if (observed) observeOpcodes(evm, observer)
+  else events.on('step', onStep)
   events.on('afterMessage', onMessageEnd)
   let result: T
   try {
@@ -108,7 +122,8 @@ export async function traceTransfers<T extends { execResult: { logs?: unknown } 
   } finally {
     events.off('beforeMessage', onMessage)
     events.off('newContract', onContract)
-    events.off('step', onStep)
+    if (observed) observeOpcodes(evm, undefined)
+    else events.off('step', onStep)
     events.off('afterMessage', onMessageEnd)
   }
   const contractLogs = logsOf(result)

@@ -3,8 +3,9 @@
  * and what came out of them as a JSON transcript: for every block its header
  * (state, receipts and transactions roots, bloom, gas), for every transaction
  * the answer to its submission, its receipt (status, gas, logs) and its
- * struct-logger trace (debug_traceTransaction), and the answers to eth_call
- * and eth_estimateGas. The same seed gives the same inputs; the transcript
+ * struct-logger trace (debug_traceTransaction), and the answers to eth_call,
+ * eth_estimateGas and eth_simulateV1 (whole simulated blocks: hashes, roots,
+ * call results, logs). The same seed gives the same inputs; the transcript
  * depends only on what the engine computed, so two engines that compute the
  * same chain give identical transcripts.
  *
@@ -13,12 +14,14 @@
  *   transactions of every type (legacy, EIP-2930 with access lists,
  *   EIP-1559, EIP-4844 with versioned hashes, EIP-7702 with delegations to
  *   the programs, contract creations) with random call data, value and gas
- *   (some too little), sealed a few at a time, and random calls;
+ *   (some too little), sealed a few at a time, and random calls and
+ *   two-block simulations (overrides, validation, traceTransfers);
  * - the payment token's flows: transfer, EIP-3009 transfer/receive/cancel
  *   with both signature forms (v, r, s and bytes), EIP-2612 permit in both
  *   forms then transferFrom, an ERC-1271 smart wallet (contracts/test/
  *   SmartWallet.sol) paying by authorization, pause and blacklist, and the
- *   failures each guards (replayed, expired, cancelled, paused, blacklisted).
+ *   failures each guards (replayed, expired, cancelled, paused, blacklisted),
+ *   and a validated, traced simulation of token transfers.
  */
 import { createHash } from 'node:crypto'
 import {
@@ -77,6 +80,7 @@ export async function runScenario(seed: number, cases: number, engine: string): 
     const run = new Run(devnet, entries)
     await run.randomPhase(seed, cases)
     await run.tokenPhase()
+    await run.tracePhase()
     return { seed, cases, engine, hardfork, entries }
   } finally {
     await devnet.close()
@@ -206,8 +210,69 @@ class Run {
       const call = { from: from.address, to: targets[rng.int(targets.length)]!, data: bytesToHex(rng.bytes(rng.int(80))), gas: numberToHex(1_000_000) }
       this.entries.push({ label: `${label}: eth_call`, answer: await this.answer('eth_call', [call, 'latest']) })
       if (c % 4 === 0) this.entries.push({ label: `${label}: eth_estimateGas`, answer: await this.answer('eth_estimateGas', [call, 'latest']) })
+      if (c % 4 === 1) this.entries.push({ label: `${label}: eth_simulateV1`, answer: await this.answer('eth_simulateV1', [this.randomSimulation(rng, targets, c), 'latest']) })
       if (c % 4 === 3 || c === cases - 1) await this.seal(`cases to ${c}`)
     }
+  }
+
+  /**
+   * An eth_simulateV1 payload of random calls to the programs over two blocks (the second sees the first's state),
+   * with a balance and a storage override, alternately with validation (fees and nonces checked, a real base fee)
+   * and with traceTransfers (synthetic ERC-7528 logs for every value move).
+   */
+  randomSimulation(rng: ReturnType<typeof seededRandom>, targets: Hex[], c: number) {
+    const validation = c % 8 === 1
+    const sender = this.keys[2 + rng.int(8)]!.address
+    const call = () => ({
+      from: sender,
+      to: targets[rng.int(targets.length)]!,
+      data: bytesToHex(rng.bytes(rng.int(80))),
+      gas: numberToHex(200_000 + rng.int(800_000)),
+      ...(rng.int(3) === 0 ? { value: numberToHex(rng.int(1_000_000)) } : {}),
+      ...(validation ? { maxFeePerGas: numberToHex(50n * gwei), maxPriorityFeePerGas: numberToHex(gwei) } : {}),
+    })
+    const slot = numberToHex(rng.int(24), { size: 32 })
+    return {
+      blockStateCalls: [
+        {
+          stateOverrides: {
+            [sender]: { balance: numberToHex(10n ** 20n) },
+            [targets[rng.int(targets.length)]!]: { stateDiff: { [slot]: numberToHex(rng.int(1_000_000), { size: 32 }) } },
+          },
+          calls: Array.from({ length: 1 + rng.int(3) }, call),
+        },
+        { calls: Array.from({ length: 1 + rng.int(2) }, call) },
+      ],
+      validation,
+      traceTransfers: c % 8 === 5,
+      returnFullTransactions: c % 8 === 5,
+    }
+  }
+
+  /**
+   * traceTransfers where the order matters: a contract (code by override) logs, pays a child that logs, logs again
+   * and self-destructs to a third address; a second one pays a child that logs and reverts. geth's answer
+   * interleaves the transfer logs with the contract's and drops the reverted child's (devnet's engine hears
+   * LOG and SELFDESTRUCT from its opcode observer, stock from step events).
+   */
+  async tracePhase(): Promise<void> {
+    const [a, b, c, a2, b2] = ['a1', 'b1', 'c1', 'a2', 'b2'].map((n) => `0x${n.repeat(20)}` as Hex) as [Hex, Hex, Hex, Hex, Hex]
+    const log0 = '60006000a0'
+    const pay = (to: Hex, value: number) => `6000600060006000${(0x6000 + value).toString(16)}73${to.slice(2)}5af150`
+    const sender = this.keys[3]!.address
+    const answer = await this.answer('eth_simulateV1', [{
+      blockStateCalls: [{
+        stateOverrides: {
+          [a]: { balance: toHex(1_000n), code: `0x${log0}${pay(b, 5)}600160006000a173${c.slice(2)}ff` },
+          [b]: { code: `0x${log0}00` },
+          [a2]: { balance: toHex(1_000n), code: `0x${pay(b2, 9)}${log0}00` },
+          [b2]: { code: `0x${log0}60006000fd` },
+        },
+        calls: [{ from: sender, to: a, value: toHex(7n) }, { from: sender, to: a2, value: toHex(3n) }],
+      }],
+      traceTransfers: true,
+    }, 'latest'])
+    this.entries.push({ label: 'trace: eth_simulateV1 transfers, logs, selfdestruct', answer })
   }
 
   async tokenPhase(): Promise<void> {
@@ -302,6 +367,23 @@ class Run {
     await this.seal('token unblacklist')
     await call('token: transfer after', bob, 'transfer', [alice.address, 1n])
     await this.seal('token end')
+    // eth_simulateV1 over the token: transfers in two blocks, validated and traced, one of them reverting.
+    const transfer = (from: Account, to: Account, value: bigint, nonce: number) => ({
+      from: from.address, to: token, nonce: toHex(nonce), maxFeePerGas: toHex(50n * gwei), maxPriorityFeePerGas: toHex(gwei),
+      data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [to.address, value] }),
+    })
+    const [aliceNonce, bobNonce] = [await this.nonce(alice), await this.nonce(bob)]
+    this.entries.push({
+      label: 'token: eth_simulateV1',
+      answer: await this.answer('eth_simulateV1', [{
+        blockStateCalls: [
+          { calls: [transfer(alice, bob, 10n, aliceNonce), transfer(bob, charlie, 5n, bobNonce), { from: alice.address, to: bob.address, value: toHex(7n), nonce: toHex(aliceNonce + 1), maxFeePerGas: toHex(50n * gwei) }] },
+          { calls: [transfer(alice, david, 10n ** 30n, aliceNonce + 2), transfer(charlie, alice, 1n, await this.nonce(charlie))] },
+        ],
+        validation: true,
+        traceTransfers: true,
+      }, 'latest']),
+    })
     for (const who of [alice, bob, charlie, david]) {
       const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'balanceOf', args: [who.address] })
       this.entries.push({ label: `token: balanceOf ${who.address}`, answer: await this.answer('eth_call', [{ to: token, data }, 'latest']) })
