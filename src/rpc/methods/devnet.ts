@@ -13,6 +13,12 @@ import { retimePending } from './time.js'
  * evm_mine's one optional argument: a timestamp (Hardhat, Anvil), or an
  * object `{ timestamp?, blocks? }` (Anvil, ganache).
  */
+/** The process's memory as devnet_status reports it (bytes). */
+const memory = () => {
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage()
+  return { rss, heapTotal, heapUsed, external, arrayBuffers }
+}
+
 const mineOptions = (value: unknown): { timestamp?: bigint; blocks?: bigint } => {
   if (typeof value !== 'object' || value === null) return { timestamp: typeof value === 'string' ? uint64(value) : looseUint64(value) }
   const { timestamp, blocks, ...rest } = value as Record<string, unknown>
@@ -103,10 +109,14 @@ export const devnetMethods: MethodDef[] = [
         // What long runs watch: installed polling filters and node event listeners (subscriptions of open sockets).
         resources: {
           filters: node.filters.size(),
+          // What they hold between polls (removed logs, pending hashes; log and block filters keep a cursor).
+          filterItems: node.filters.buffered(),
           listeners: (['newHead', 'preconf', 'pendingTx', 'removedBlocks', 'droppedPreconf'] as const).reduce(
             (sum, name) => sum + node.events.listenerCount(name),
             0,
           ),
+          // process.memoryUsage() in bytes: the JS heap apart from buffers (external, arrayBuffers) tells a leak from the chain's growth.
+          memory: memory(),
         },
       }
     },
