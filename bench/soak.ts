@@ -208,7 +208,7 @@ let minute = 0
 const report = async () => {
   minute++
   const status = await rpc('devnet_status')
-  const memory = status.resources.memory as { heapUsed: number; heapTotal: number; external: number }
+  const memory = (await rpc('devnet_memory')) as { heapUsed: number; heapTotal: number; external: number }
   const kinds = [...latencies].map(([kind, list]) => {
     const sorted = list.sort((a, b) => a - b)
     return `${kind} ${[50, 95, 99].map((p) => percentile(sorted, p).toFixed(0)).join('/')}/${(sorted[sorted.length - 1] ?? 0).toFixed(0)}`

@@ -73,6 +73,13 @@ export const devnetMethods: MethodDef[] = [
       return { number: q(snapshot.number), index: snapshot.index, transactions: added }
     },
   }),
+  // process.memoryUsage() in bytes, apart from devnet_status (which stays the same for the same chain): the JS heap
+  // apart from buffers (external, arrayBuffers) tells a leak from the chain's growth in a long run (npm run soak).
+  defineMethod({
+    method: 'devnet_memory',
+    params: [],
+    handler: () => memory(),
+  }),
   defineMethod({
     method: 'devnet_status',
     params: [],
@@ -115,8 +122,6 @@ export const devnetMethods: MethodDef[] = [
             (sum, name) => sum + node.events.listenerCount(name),
             0,
           ),
-          // process.memoryUsage() in bytes: the JS heap apart from buffers (external, arrayBuffers) tells a leak from the chain's growth.
-          memory: memory(),
         },
       }
     },
