@@ -12,7 +12,9 @@
  *   each subscribes to newHeads, logs and newPendingTransactions, lives a few
  *   seconds and is dropped, half closed cleanly and half cut.
  *
- * Each minute prints the devnet's RSS, its installed filters and node event
+ * Each minute prints the devnet's RSS, its JS heap used/total and external
+ * memory (devnet_memory: heap growth is retained objects or headroom, RSS
+ * alone does not say which), its installed filters and node event
  * listeners (devnet_status `resources`), and latency percentiles per kind of
  * request. At the end every connection is gone, so the listeners must be back
  * to where they started. Figures on a loaded machine are noise: read the
