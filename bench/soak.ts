@@ -12,7 +12,9 @@
  *   each subscribes to newHeads, logs and newPendingTransactions, lives a few
  *   seconds and is dropped, half closed cleanly and half cut.
  *
- * Each minute prints the devnet's RSS, its installed filters and node event
+ * Each minute prints the devnet's RSS, its JS heap used/total and external
+ * memory (devnet_memory: heap growth is retained objects or headroom, RSS
+ * alone does not say which), its installed filters and node event
  * listeners (devnet_status `resources`), and latency percentiles per kind of
  * request. At the end every connection is gone, so the listeners must be back
  * to where they started. Figures on a loaded machine are noise: read the
@@ -194,6 +196,7 @@ async function churn(until: number) {
   return { opened: () => opened, open }
 }
 
+const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0)
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
 
 const started = Date.now()
@@ -202,18 +205,19 @@ const baseline = (await rpc('devnet_status')).resources
 console.log(
   `soak: ${minutes} min against ${url}${child ? ` (pid ${child.pid})` : ''}, ${workers} workers at ~${rate} req/s, ${connections} WebSocket connections; listeners at start: ${baseline.listeners}`,
 )
-console.log('min   RSS MB  filters  listeners  ops    errors  latency ms p50/p95/p99/max per kind')
+console.log('min   RSS MB  heap MB (used/total)  ext MB  filters  listeners  ops    errors  latency ms p50/p95/p99/max per kind')
 let minute = 0
 const report = async () => {
   minute++
   const status = await rpc('devnet_status')
+  const memory = (await rpc('devnet_memory')) as { heapUsed: number; heapTotal: number; external: number }
   const kinds = [...latencies].map(([kind, list]) => {
     const sorted = list.sort((a, b) => a - b)
     return `${kind} ${[50, 95, 99].map((p) => percentile(sorted, p).toFixed(0)).join('/')}/${(sorted[sorted.length - 1] ?? 0).toFixed(0)}`
   })
   const errorCount = [...errors.values()].reduce((a, b) => a + b, 0)
   console.log(
-    `${String(minute).padEnd(5)} ${(rssMb(child?.pid)?.toFixed(0) ?? '-').padEnd(7)} ${String(status.resources.filters).padEnd(8)} ${String(status.resources.listeners).padEnd(10)} ${String(ops).padEnd(6)} ${String(errorCount).padEnd(7)} ${kinds.join(', ')}`,
+    `${String(minute).padEnd(5)} ${(rssMb(child?.pid)?.toFixed(0) ?? '-').padEnd(7)} ${`${mb(memory.heapUsed)}/${mb(memory.heapTotal)}`.padEnd(21)} ${mb(memory.external).padEnd(7)} ${String(status.resources.filters).padEnd(8)} ${String(status.resources.listeners).padEnd(10)} ${String(ops).padEnd(6)} ${String(errorCount).padEnd(7)} ${kinds.join(', ')}`,
   )
   latencies.clear()
   ops = 0

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createFilterStore, filterTimeoutMs } from '../../src/node/filters.js'
+import { createFilterStore, filterTimeoutMs, maxBufferedPerFilter } from '../../src/node/filters.js'
 import { account, startTestDevnet } from '../utils.js'
 import { type TestDevnet, call, pad, sendTransfer, transferTopic } from './helpers.js'
 
@@ -103,6 +103,47 @@ describe('lifecycle', () => {
       // Past its timeout a filter is gone even before the next sweep.
       now += filterTimeoutMs
       expect(store.takeChanges(polled)).toBeUndefined()
+    } finally {
+      store.close()
+    }
+  })
+
+  test('forgotten log and block filters hold nothing between polls; a poll still returns every change', async () => {
+    // The soak's leak: each unpolled filter kept every new log or hash for up to 5 minutes.
+    const store = createFilterStore({ events: t.devnet.node.events, chain: t.devnet.node.chain })
+    try {
+      const logs = store.newLogFilter({ addresses: new Set([t.devnet.token.address.toLowerCase()]), topics: [] }, { from: undefined, to: undefined }, {})
+      const blocks = store.newBlockFilter()
+      const sent: string[] = []
+      const sealed: string[] = []
+      for (let i = 0; i < 5; i++) {
+        sent.push(await sendTransfer(t, 8, 9, BigInt(i + 1)))
+        sealed.push((await t.devnet.seal()).hash)
+      }
+      expect(store.buffered()).toBe(0)
+      const changes = store.takeChanges(logs)!.changes as { log: { txHash: string }; removed: boolean }[]
+      expect(changes.map((c) => [c.log.txHash, c.removed])).toEqual(sent.map((hash) => [hash, false]))
+      expect(store.takeChanges(blocks)!.changes).toEqual(sealed)
+      expect(store.takeChanges(logs)!.changes).toEqual([])
+    } finally {
+      store.close()
+    }
+  })
+
+  test(`a filter that buffers more than ${maxBufferedPerFilter} items is uninstalled (a poll: filter not found)`, async () => {
+    const store = createFilterStore({ events: t.devnet.node.events, chain: t.devnet.node.chain, maxBuffered: 2 })
+    try {
+      const polled = store.newPendingTransactionFilter(false)
+      const forgotten = store.newPendingTransactionFilter(false)
+      const first = await sendTransfer(t, 8, 9, 1n)
+      const second = await sendTransfer(t, 8, 9, 2n)
+      expect(store.takeChanges(polled)!.changes).toEqual([first, second])
+      await sendTransfer(t, 8, 9, 3n)
+      // The forgotten filter passed the cap and is gone; the polled one holds the third hash.
+      expect(store.buffered()).toBe(1)
+      expect(store.get(forgotten)).toBeUndefined()
+      expect(store.takeChanges(polled)!.changes).toHaveLength(1)
+      await t.devnet.seal()
     } finally {
       store.close()
     }

@@ -12,6 +12,12 @@ import { maxMineCount } from './mining.js'
  * evm_mine's one optional argument: a timestamp (Hardhat, Anvil), or an
  * object `{ timestamp?, blocks? }` (Anvil, ganache).
  */
+/** The process's memory as devnet_status reports it (bytes). */
+const memory = () => {
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage()
+  return { rss, heapTotal, heapUsed, external, arrayBuffers }
+}
+
 const mineOptions = (value: unknown): { timestamp?: bigint; blocks?: bigint } => {
   if (typeof value !== 'object' || value === null) return { timestamp: typeof value === 'string' ? uint64(value) : looseUint64(value) }
   const { timestamp, blocks, ...rest } = value as Record<string, unknown>
@@ -58,6 +64,13 @@ export const devnetMethods: MethodDef[] = [
       return { number: q(snapshot.number), index: snapshot.index, transactions: added }
     },
   }),
+  // process.memoryUsage() in bytes, apart from devnet_status (which stays the same for the same chain): the JS heap
+  // apart from buffers (external, arrayBuffers) tells a leak from the chain's growth in a long run (npm run soak).
+  defineMethod({
+    method: 'devnet_memory',
+    params: [],
+    handler: () => memory(),
+  }),
   defineMethod({
     method: 'devnet_status',
     params: [],
@@ -94,6 +107,8 @@ export const devnetMethods: MethodDef[] = [
         // What long runs watch: installed polling filters and node event listeners (subscriptions of open sockets).
         resources: {
           filters: node.filters.size(),
+          // What they hold between polls (removed logs, pending hashes; log and block filters keep a cursor).
+          filterItems: node.filters.buffered(),
           listeners: (['newHead', 'preconf', 'pendingTx', 'removedBlocks', 'droppedPreconf'] as const).reduce(
             (sum, name) => sum + node.events.listenerCount(name),
             0,
