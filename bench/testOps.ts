@@ -78,7 +78,7 @@ async function measure(name: string, url: string, kind: 'devnet' | 'anvil'): Pro
 }
 
 const results: [string, Figures][] = []
-results.push(['devnet', await withNode(devnetCommand('--mining', 'manual', '--clock', 'virtual'), (url) => measure('devnet', url, 'devnet'))])
+results.push(['devnet', await withNode(devnetCommand('--mining', 'manual', '--clock', 'virtual', '--allow-fs'), (url) => measure('devnet', url, 'devnet'))])
 if (!process.argv.includes('--no-anvil') && existsSync(anvilBin))
   results.push(['anvil', await withNode(anvilCommand(), (url) => measure('anvil', url, 'anvil'))])
 else console.error(`bench: no Anvil at ${anvilBin} (bash ../shared/bench/setup.sh); devnet only`)
