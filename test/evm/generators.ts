@@ -12,8 +12,10 @@ export function seededRandom(seed: number) {
   }
   const int = (n: number) => Math.floor(next() * n)
   const bytes = (n: number) => Uint8Array.from({ length: n }, () => int(256))
-  return { next, int, bytes }
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!
+  return { next, int, bytes, pick, chance: (p: number) => next() < p }
 }
+export type Random = ReturnType<typeof seededRandom>
 
 /** One raw signed transaction of each non-blob type (legacy, EIP-2930, EIP-1559, EIP-7702) from `account`. */
 export async function signedOfEveryType(account: PrivateKeyAccount, extra: { data?: `0x${string}`; accessList?: { address: `0x${string}`; storageKeys: `0x${string}`[] }[] } = {}) {

@@ -8,7 +8,8 @@
  * and a hang (no answer within `timeoutMs`).
  */
 import WebSocket from 'ws'
-import { type Case, type Expect, createRandom, generateCases } from './generate.js'
+import { seededRandom } from '../evm/generators.js'
+import { type Case, type Expect, generateCases } from './generate.js'
 
 export type Finding = {
   index: number
@@ -146,7 +147,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const { url, wsUrl, seed, methods, bodyLimit, burst = 200, timeoutMs = 30_000 } = options
   const started = Date.now()
   const cases = generateCases(seed, options.cases, methods, bodyLimit)
-  const route = createRandom(seed ^ 0x5eed)
+  const route = seededRandom(seed ^ 0x5eed)
   const findings: Finding[] = []
   const lanes: { ws: Awaited<ReturnType<typeof connect>> }[] = await Promise.all(
     Array.from({ length: 5 }, async () => ({ ws: await connect(wsUrl) })),

@@ -6,21 +6,7 @@
  * and index reproduces with `FUZZ_SEED=… FUZZ_CASES=…`.
  */
 
-/** mulberry32: small, fast, and good enough to pick cases; never used for keys. */
-export function createRandom(seed: number) {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!
-  return { next, int, pick, chance: (p: number) => next() < p }
-}
-export type Random = ReturnType<typeof createRandom>
+import { type Random, seededRandom } from '../evm/generators.js'
 
 /** What a correct reply to one request looks like. */
 export type Expect = {
@@ -290,6 +276,6 @@ export function generateCase(random: Random, index: number, methods: readonly st
 
 /** `count` cases from `seed`, numbered from 0. */
 export function generateCases(seed: number, count: number, methods: readonly string[], bodyLimit: number): Case[] {
-  const random = createRandom(seed)
+  const random = seededRandom(seed)
   return Array.from({ length: count }, (_, index) => generateCase(random, index, methods, bodyLimit))
 }

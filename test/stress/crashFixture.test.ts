@@ -8,6 +8,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { hexToBytes, keccak256, toHex } from 'viem'
 import { afterAll, describe, expect, test } from 'vitest'
 import { readFixtureFile } from '../../src/node/fixture/file.js'
+import { seededRandom } from '../evm/generators.js'
 
 /**
  * kill -9 while a large fixture is written (issue 15): by devnet_dumpFixture
@@ -22,18 +23,6 @@ const seed = Number(process.env.DEVNET_CRASH_SEED ?? 15)
 const bin = fileURLToPath(new URL('../../bin/devnet.js', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'devnet-crash-fixture-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-/** mulberry32: the same seed, the same kill points. */
-function random(seedValue: number) {
-  let a = seedValue >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 type Child = { child: ChildProcess; url: string; exited: Promise<number | null>; rpc: (method: string, params?: unknown[]) => Promise<any> }
 
@@ -127,7 +116,7 @@ async function killRounds(opts: {
   write: (c: Child, target: string) => void
   extraArgs?: (target: string) => string[]
 }) {
-  const next = random(seed + opts.name.length)
+  const next = seededRandom(seed + opts.name.length).next
   const target = join(dir, opts.name)
   const heads = new Set<string>()
   let midWrite = 0

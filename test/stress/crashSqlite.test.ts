@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, test } from 'vitest'
 import { createSqliteStore } from '../../src/payments/sqlite.js'
+import { seededRandom } from '../evm/generators.js'
 
 /**
  * kill -9 while the payments SQLite store writes (issue 15): a child inserts
@@ -19,17 +20,6 @@ const seed = Number(process.env.DEVNET_CRASH_SEED ?? 15)
 const writer = fileURLToPath(new URL('./children/sqliteWriter.ts', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'devnet-crash-sqlite-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-function random(seedValue: number) {
-  let a = seedValue >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Runs the writer from order `start`, kills it `ms` after it is ready; returns the lines it printed. */
 async function runAndKill(path: string, start: number, ms: number) {
@@ -59,7 +49,7 @@ async function runAndKill(path: string, start: number, ms: number) {
 describe('crash safety: payments SQLite store under kill -9', () => {
   test('behavior: every committed write survives; integrity_check ok', async () => {
     const path = join(dir, 'payments.sqlite')
-    const next = random(seed)
+    const next = seededRandom(seed).next
     const inserted = new Set<string>()
     const voided = new Set<string>()
     const logs = new Set<number>()
