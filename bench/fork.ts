@@ -18,20 +18,10 @@ import { encodeFunctionData } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
 import { startDevnet } from '../src/index.js'
+import { rpc } from './peerProcess.js'
 
 const mnemonic = 'test test test test test test test test test test test junk'
 const sender = mnemonicToAccount(mnemonic, { addressIndex: 0 })
-
-async function rpc(url: string, method: string, params: unknown[] = []) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  const body = (await response.json()) as { result?: any; error?: { message: string } }
-  if (body.error) throw new Error(`${method}: ${body.error.message}`)
-  return body.result
-}
 
 /** A proxy in front of the upstream that counts the HTTP requests it forwards. */
 async function countingProxy(target: string) {
