@@ -3,7 +3,7 @@ import type { TypedTransaction } from '../../evm/engine.js'
 import { type Account, KECCAK256_NULL, createAddressFromString } from '../../evm/engine.js'
 import type { Address, Hex } from 'viem'
 import { getAddress } from 'viem/utils'
-import { type CallRequest, createCallTx } from '../../evm/execute.js'
+import { type CallRequest, createCallTx } from '../../evm/engine.js'
 import { maxTxGas } from '../call.js'
 import { SimulateError } from '../errors.js'
 
