@@ -84,6 +84,7 @@ export { deferFlushToRoot } from './deferredFlush.js'
 export { batchFlush } from './batchedFlush.js'
 export { patchActive } from './patches/registry.js'
 export { keccak256, keccakReady } from './keccak.js'
+export { type EngineErrorReason, classifyEngineError } from './engineErrors.js'
 
 // Tracing.
 export { type CallTracerConfig, createCallTracer } from './callTracer.js'
