@@ -22,7 +22,8 @@ import { importsOf } from '../architecture/rules.js'
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const probe = fileURLToPath(new URL('./isolation/probe.ts', import.meta.url))
 type Changes = { patches: string[]; references: string[] }
-type Report = { afterImport: Changes; afterCreate: Changes; status: string; engineRlpPatched?: boolean }
+type Crossing = { message: string; chainImportError: boolean; devnetError: boolean; causeChainImportError: boolean }
+type Report = { afterImport: Changes; afterCreate: Changes; status: string; engineRlpPatched?: boolean; crossing: Crossing }
 
 function runProbe(engine: 'devnet' | 'stock', dist?: string): Report {
   const out = execFileSync(process.execPath, ['--import', 'tsx', probe, ...(dist ? [dist] : [])], {
@@ -34,6 +35,13 @@ function runProbe(engine: 'devnet' | 'stock', dist?: string): Report {
 }
 
 const unchanged = { patches: [], references: [] }
+/** A genesis the engine refuses: its ChainImportError is the entry's (named file), and a DevnetError of src/errors. */
+const oneErrorCopy: Crossing = {
+  message: 'genesis <file>: number: only a genesis at block 0 is supported',
+  chainImportError: true,
+  devnetError: true,
+  causeChainImportError: true,
+}
 
 describe.skipIf(engineModeOf() === 'stock')('host isolation', () => {
   const processPatches = enginePatches.filter((p) => p.scope === 'process').map((p) => p.id)
@@ -54,12 +62,13 @@ describe.skipIf(engineModeOf() === 'stock')('host isolation', () => {
       if (scratch) rmSync(scratch, { recursive: true, force: true })
     })
 
-    it('importing devnet and devnet/vitest, creating a devnet and sending a transaction leave the host @ethereumjs and RLP untouched; the patches reach the private copy', () => {
+    it('importing devnet and devnet/vitest, creating a devnet and sending a transaction leave the host @ethereumjs and RLP untouched; the patches reach the private copy; an engine error crossing to the entry has one class', () => {
       const report = runProbe('devnet', dist)
       expect(report.status).toBe('0x1')
       expect(report.afterImport).toEqual(unchanged)
       expect(report.afterCreate).toEqual(unchanged)
       expect(report.engineRlpPatched).toBe(true)
+      expect(report.crossing).toEqual(oneErrorCopy)
     })
 
     it('with DEVNET_ENGINE=stock, the same, and the private copy stays unpatched too', () => {
@@ -99,8 +108,9 @@ describe.skipIf(engineModeOf() === 'stock')('host isolation', () => {
 
   describe('from source (src/, as devnet runs its own tests): the engine shares the process library', () => {
     it('importing changes nothing; creating a devnet applies exactly the process-scoped patches', () => {
-      const { afterImport, afterCreate, status } = runProbe('devnet')
+      const { afterImport, afterCreate, status, crossing } = runProbe('devnet')
       expect(status).toBe('0x1')
+      expect(crossing).toEqual(oneErrorCopy)
       expect(afterImport).toEqual(unchanged)
       expect(afterCreate.patches).toEqual(processPatches)
       expect(afterCreate.references).toEqual([

@@ -14,7 +14,9 @@ import { RLP } from '@ethereumjs/rlp'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { createTx } from '@ethereumjs/tx'
 import { VM } from '@ethereumjs/vm'
-import { join } from 'node:path'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 const dist = process.argv[2]
@@ -58,4 +60,22 @@ const receipt = (await devnet.request({ method: 'eth_getTransactionReceipt', par
 await devnet.close()
 const afterCreate = { patches: changed(), references: changedReferences() }
 const engineRlpPatched = engine ? engine.RLP.encode !== engineEncode : undefined
-console.log(JSON.stringify({ afterImport, afterCreate, status: receipt?.status, engineRlpPatched }))
+
+// An error class crossing the engine's boundary has one copy: a genesis the engine refuses (its ChainImportError)
+// is recognised by the package entry, which names the file, and is a DevnetError of the package's errors.
+const { ChainImportError } = (await import(dist ? fromDist('evm/engine.js') : '../../../src/evm/engine.js')) as typeof import('../../../src/evm/engine.js')
+const { DevnetError } = (await import(dist ? fromDist('errors/base.js') : '../../../src/errors/base.js')) as typeof import('../../../src/errors/base.js')
+const genesisFile = join(mkdtempSync(join(tmpdir(), 'devnet-isolation-')), 'genesis.json')
+writeFileSync(genesisFile, JSON.stringify({ config: { chainId: 1337 }, number: '0x5', alloc: {} }))
+const refused = await createDevnet({ genesis: genesisFile, quiet: true }).then(
+  (d) => d.close().then(() => undefined),
+  (error: unknown) => error,
+)
+rmSync(dirname(genesisFile), { recursive: true, force: true })
+const crossing = {
+  message: refused instanceof Error ? refused.message.replace(genesisFile, '<file>') : String(refused),
+  chainImportError: refused instanceof ChainImportError,
+  devnetError: refused instanceof DevnetError,
+  causeChainImportError: refused instanceof Error && refused.cause instanceof ChainImportError,
+}
+console.log(JSON.stringify({ afterImport, afterCreate, status: receipt?.status, engineRlpPatched, crossing }))
