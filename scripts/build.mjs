@@ -6,10 +6,10 @@
  * (scripts/build-ui.mjs) and bundles the CLI (scripts/bundle.mjs).
  *
  * `--library --outdir DIR` builds only the library (tsc and the engine) into
- * DIR, a folder two levels below the package root as dist/ is not
- * (test/engine/isolation.test.ts): DIR's modules find node_modules from there.
+ * DIR (test/engine/isolation.test.ts), which must sit inside the package so
+ * that its modules find node_modules.
  *
- * `--if-stale` (the `prepare` script) skips both when dist/ is newer than
+ * `--if-stale` (the `prepare` script) skips the build when dist/ is newer than
  * every input. Why: the first `npx devnet start` in a checkout installs the
  * project into npx's cache as a link to itself, which runs `prepare` again
  * right after `npm ci` built it; a full rebuild there is half a minute of

@@ -48,7 +48,7 @@ describe.skipIf(engineModeOf() === 'stock')('host isolation', () => {
 
   describe('the built package (dist/index.js, dist/testing/vitest.js): a private engine', () => {
     // dist/ when `npm run build` (or `prepare`) made it from the current sources, else the library built here, into a
-    // folder two levels inside the package as dist/ is (`.devnet-*/` is git-ignored).
+    // folder inside the package so that node_modules is found (`.devnet-*/` is git-ignored).
     let dist = join(root, 'dist')
     let scratch: string | undefined
     beforeAll(() => {
