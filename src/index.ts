@@ -4,7 +4,7 @@ import { defineChain } from 'viem/utils'
 import { type ConfigLayer, resolveLayers } from './config/layers.js'
 import { ConfigError, type ConfigInput, readConfigFile } from './config/load.js'
 import type { DevnetConfig } from './config/schema.js'
-import { ChainImportError } from './evm/geth/errors.js'
+import { ChainImportError, importGethChain, loadGethGenesis, readForkchoice } from './evm/engine.js'
 import { dumpFixtureToFile, readFixtureFile } from './node/fixture/file.js'
 import type { LoadableFixture } from './node/fixture/format.js'
 import { configWithFixture, loadFixture } from './node/fixture/load.js'
@@ -77,13 +77,11 @@ async function importStep<T>(what: string, path: string, run: () => Promise<T>):
 async function importFiles(config: DevnetConfig): Promise<ImportedChain | undefined> {
   if (!config.genesis) return undefined
   const { genesis: genesisPath, import: chainPath, forkchoice: forkchoicePath } = config
-  const { loadGethGenesis } = await import('./evm/geth/genesis.js')
-  const { importChain, readForkchoice } = await import('./evm/geth/importChain.js')
   const genesis = await importStep('genesis', genesisPath, async () =>
     loadGethGenesis(JSON.parse(await readFile(genesisPath, 'utf8'))),
   )
   const blocks = chainPath
-    ? await importStep('import', chainPath, async () => importChain(genesis, new Uint8Array(await readFile(chainPath))))
+    ? await importStep('import', chainPath, async () => importGethChain(genesis, new Uint8Array(await readFile(chainPath))))
     : []
   let safe: bigint | undefined
   let finalized: bigint | undefined

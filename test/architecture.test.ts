@@ -88,8 +88,18 @@ describe('architecture: each rule fails on its break', () => {
     // Allowed: downward, and the leaves from anywhere.
     expect(rulesBroken('src/server/x.ts', "import { r } from '../rpc/registry.js'")).toEqual([])
     expect(rulesBroken('src/rpc/x.ts', "import { n } from '../node/node.js'")).toEqual([])
-    expect(rulesBroken('src/node/x.ts', "import { e } from '../evm/execute.js'")).toEqual([])
+    expect(rulesBroken('src/node/x.ts', "import { e } from '../evm/engine.js'")).toEqual([])
     expect(rulesBroken('src/evm/x.ts', "import { e } from '../errors/base.js'\nimport { p } from '../config/predeploys.js'\nimport { a } from '../artifacts/paymentToken.js'")).toEqual([])
+  })
+
+  it('outside src/evm, values come from the engine only through src/evm/engine.ts (types may come from its files)', () => {
+    expect(rulesBroken('src/node/x.ts', "import { executeTx } from '../evm/execute.js'")).toEqual(['engine-entry'])
+    expect(rulesBroken('src/node/fork/x.ts', "import { type CallRequest, createCallTx } from '../../evm/execute.js'")).toEqual(['engine-entry'])
+    expect(rulesBroken('src/index.ts', "const { importChain } = await import('./evm/geth/importChain.js')")).toEqual(['engine-entry'])
+    expect(rulesBroken('src/cli/x.ts', "export { ChainImportError } from '../evm/geth/errors.js'")).toEqual(['engine-entry'])
+    expect(rulesBroken('src/node/x.ts', "import { executeTx, type CallRequest } from '../evm/engine.js'")).toEqual([])
+    expect(rulesBroken('src/node/x.ts', "import type { ExecutedTx } from '../evm/types.js'\nexport type { CallRequest } from '../evm/execute.js'")).toEqual([])
+    expect(rulesBroken('src/evm/geth/x.ts', "import { executeTx } from '../execute.js'")).toEqual([])
   })
 
   it('the leaves import only leaves', () => {

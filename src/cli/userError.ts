@@ -1,5 +1,5 @@
 import { ConfigError } from '../config/load.js'
-import { ChainImportError } from '../evm/geth/errors.js'
+import { ChainImportError } from '../evm/engine.js'
 import { FixtureFileError } from '../node/fixture/file.js'
 import { FixtureError } from '../node/fixture/format.js'
 import { UsageError } from './start.js'

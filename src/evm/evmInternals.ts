@@ -3,11 +3,11 @@
  * interpreter, the opcode tables, ...), loaded from beside the package's own
  * entry so that what the speedups patch is the very code the EVM runs.
  *
- * The one place devnet reaches into the package. scripts/bundle.mjs replaces
- * this module in the CLI bundle with static imports of the same files, read
- * from the `evmFiles` table below (a bundle is a script: it has no top-level
- * await, and it must patch its own copies): keep the table a plain literal of
- * `name: './path.js'` entries.
+ * The one place devnet reaches into the package. scripts/engineBundle.mjs
+ * replaces this module in the bundles (the CLI's and the library's engine)
+ * with static imports of the same files, read from the `evmFiles` table below
+ * (a bundle must patch its own copies, and the CLI's is a script, without
+ * top-level await): keep the table a plain literal of `name: './path.js'` entries.
  */
 const evmFiles = {
   interpreter: './interpreter.js',

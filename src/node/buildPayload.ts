@@ -5,7 +5,7 @@ import type { TypedTransaction } from '../evm/engine.js'
 import { createAddressFromString, hexToBytes } from '../evm/engine.js'
 import { BlockBuilder, type RunTxResult } from '../evm/engine.js'
 import type { Address, Hex } from 'viem'
-import { createVmAt } from '../evm/vm.js'
+import { createVmAt } from '../evm/engine.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import { InvalidInputError, NonceTooHighError, NonceTooLowError } from './errors.js'
 

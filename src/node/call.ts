@@ -14,7 +14,7 @@ import {
   createCallTx,
   executeTx,
   hasFees,
-} from '../evm/execute.js'
+} from '../evm/engine.js'
 import { ExecutionFailedError, ExecutionRevertedError, InsufficientFundsError, InvalidInputError } from './errors.js'
 import type { View } from './views.js'
 

@@ -1,7 +1,7 @@
 import type { Block } from '../evm/engine.js'
 import type { Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
-import { flat } from '../evm/trieStorage.js'
+import { flat } from '../evm/engine.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { compactExecuted } from './compactStored.js'
 import { type LogIndex, createLogIndex } from './logIndex.js'

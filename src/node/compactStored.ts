@@ -1,5 +1,5 @@
 import { equalsBytes } from '../evm/engine.js'
-import { flat } from '../evm/trieStorage.js'
+import { flat } from '../evm/engine.js'
 import type { ExecutedBlock } from '../evm/types.js'
 
 /**

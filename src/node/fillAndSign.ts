@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
 import { type TypedTransaction, createAddressFromString, createTx, hexToBytes } from '../evm/engine.js'
 import type { CallRequest } from '../evm/execute.js'
-import { createImpersonatedTx } from '../evm/impersonated.js'
+import { createImpersonatedTx } from '../evm/engine.js'
 import { estimateGas } from './call.js'
 import { TxRejectedError } from './errors.js'
 import type { Node } from './node.js'

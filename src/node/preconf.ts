@@ -7,16 +7,16 @@ import { BlockBuilder, BuildStatus, type RunTxResult, type VM, encodeReceipt, ru
 import type { Address, Hex } from 'viem'
 import { bytesToHex, getContractAddress, keccak256 } from 'viem/utils'
 import type { BlockEnv } from '../evm/execute.js'
-import { toEvmLogs } from '../evm/execute.js'
+import { toEvmLogs } from '../evm/engine.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
-import { withIdleRequestQueues } from '../evm/idleRequestQueues.js'
-import { createVmAt } from '../evm/vm.js'
-import { deferFlushToRoot } from '../evm/deferredFlush.js'
-import { batchFlush } from '../evm/batchedFlush.js'
-import { patchActive } from '../evm/patches/registry.js'
+import { withIdleRequestQueues } from '../evm/engine.js'
+import { createVmAt } from '../evm/engine.js'
+import { deferFlushToRoot } from '../evm/engine.js'
+import { batchFlush } from '../evm/engine.js'
+import { patchActive } from '../evm/engine.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import type { PooledTx } from './pool.js'
-import { orderedTrieRoot } from '../evm/orderedTrie.js'
+import { orderedTrieRoot } from '../evm/engine.js'
 
 /**
  * What `pending` answers from: one immutable pre-confirmation (a Base

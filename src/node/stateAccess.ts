@@ -12,7 +12,7 @@ import {
   hexToBytes,
   setLengthLeft,
 } from '../evm/engine.js'
-import { type SlotWrite, maxBalance, setBalanceWrites, setBlacklistedWrites, setPausedWrites } from '../evm/tokenSlots.js'
+import { type SlotWrite, maxBalance, setBalanceWrites, setBlacklistedWrites, setPausedWrites } from '../evm/engine.js'
 import { InvalidInputError } from './errors.js'
 
 /**

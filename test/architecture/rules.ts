@@ -103,6 +103,14 @@ export const layerRules: Record<string, { may: string[]; packages?: RegExp; why:
 /** Modules every area may import: errors, the config (its types, defaults and predeploy addresses), the compiled contracts. */
 export const leafAreas = ['errors', 'config', 'artifacts']
 
+/**
+ * The engine's one entry. Code outside src/evm imports values only from it
+ * (type-only imports of other engine files are fine: they leave no import in
+ * the JavaScript), so that the build can bundle it with a private copy of
+ * @ethereumjs (scripts/engineBundle.mjs) that no other file of dist/ bypasses.
+ */
+export const engineEntry = 'src/evm/engine.ts'
+
 /** What payments may import under src/ besides its own files: the contracts, the errors, the predeploy addresses. */
 const paymentsLeaves = (target: string) =>
   target.startsWith('src/artifacts/') || target.startsWith('src/errors/') || target === 'src/config/predeploys.ts'
@@ -120,7 +128,7 @@ export function checkFile(file: string, source: string): Violation[] {
   const area = areaOf(file)
   const violations: Violation[] = []
   const add = (line: number, rule: string, detail: string) => violations.push({ file, line, rule, detail })
-  for (const { specifier, line } of importsOf(source)) {
+  for (const { specifier, line, typeOnly } of importsOf(source)) {
     const target = resolveImport(file, specifier)
     if (target === undefined) {
       if (specifier.startsWith('@ethereumjs/') && area !== 'evm') add(line, 'ethereumjs-outside-engine', specifier)
@@ -130,6 +138,7 @@ export function checkFile(file: string, source: string): Violation[] {
     }
     const to = areaOf(target)
     if (to === area) continue
+    if (to === 'evm' && target !== engineEntry && !typeOnly) add(line, 'engine-entry', target)
     if (area === 'payments') {
       if (!paymentsLeaves(target)) add(line, 'payments-isolated', target)
       continue

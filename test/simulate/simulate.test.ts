@@ -164,6 +164,13 @@ describe('eth_simulateV1', () => {
         blockStateCalls: [{ calls: [{ from: a(0), to: a(1), nonce: '0x5', maxFeePerGas: toHex(parseGwei('10')) }] }],
       }),
     ).toMatchObject({ code: -38011 })
+    // The library's refusal names the block's baseFeePerGas in its dump whatever the reason: funds stay funds.
+    expect(
+      await rpcError({
+        validation: true,
+        blockStateCalls: [{ calls: [{ from: '0x000000000000000000000000000000000000dead', to: a(1), value: '0x1', maxFeePerGas: toHex(parseGwei('10')) }] }],
+      }),
+    ).toMatchObject({ code: -38014, message: expect.stringContaining('insufficient funds for gas * price + value') })
     const [block] = await simulate({
       validation: true,
       returnFullTransactions: true,

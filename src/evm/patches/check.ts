@@ -1,9 +1,10 @@
 /**
  * Checks every engine patch's fingerprint against the installed @ethereumjs
- * and exits non-zero, naming the patches, on a difference. scripts/bundle.mjs
- * runs it (bundled with the packages left external, so it reads the very
- * files the CLI bundle inlines) before building the bundle, whose esbuild
- * reprint of the library no longer has the upstream source text.
+ * and exits non-zero, naming the patches, on a difference.
+ * scripts/engineBundle.mjs runs it (bundled with the packages left external,
+ * so it reads the very files the bundles inline) before building the CLI
+ * bundle and the library's engine, whose esbuild reprint of the library no
+ * longer has the upstream source text.
  */
 import { EnginePatchMismatchError, checkFingerprints, enginePatches } from './registry.js'
 

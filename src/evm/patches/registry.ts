@@ -496,7 +496,7 @@ export class UnknownEipError extends Error {
 
 let installed: EngineMode | undefined
 
-/** Whether this is a bundle that checked the fingerprints when it was built (scripts/bundle.mjs): its library is fixed. */
+/** Whether this is a bundle that checked the fingerprints when it was built (scripts/engineBundle.mjs): its library is fixed. */
 declare const DEVNET_FINGERPRINTS_CHECKED_AT_BUILD: boolean | undefined
 const checkedAtBuild = typeof DEVNET_FINGERPRINTS_CHECKED_AT_BUILD !== 'undefined' && DEVNET_FINGERPRINTS_CHECKED_AT_BUILD === true
 

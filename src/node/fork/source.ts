@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, unpadBytes } from '../../evm/engine.js'
 import type { ForkSource } from '../../evm/forkState.js'
-import { keccak256 } from '../../evm/keccak.js'
+import { keccak256 } from '../../evm/engine.js'
 import type { Remote } from './remote.js'
 
 type Hex = `0x${string}`

