@@ -112,7 +112,7 @@ type AnvilHardhat<name extends string, parameters, anvilReturn = null> = [
   Entry<`hardhat_${name}`, parameters, true>,
 ]
 
-/** A transaction of a block, a pooled one, or a pending one. */
+/** One item of eth_getFilterChanges: a log, a block or transaction hash, or a full pending transaction (`eth_newPendingTransactionFilter [true]`). */
 type FilterChange = RpcLog | Hash | RpcTransaction
 
 /** eth_subscribe's subscription kinds and their options (over WebSocket; HTTP and in-process answer -32601). */
