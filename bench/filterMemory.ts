@@ -10,7 +10,7 @@ import { tokenAbi } from '../src/payments/abi.js'
 const n = Number(process.argv[2] ?? 2000)
 const d = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
 const [a, b] = d.accounts
-for (let i = 0; i < n; i++) await d.request({ method: i % 2 ? 'eth_newFilter' : 'eth_newBlockFilter', params: i % 2 ? [{ address: d.token.address }] : [] })
+for (let i = 0; i < n; i++) await (i % 2 ? d.request({ method: 'eth_newFilter', params: [{ address: d.token.address }] }) : d.request({ method: 'eth_newBlockFilter' }))
 global.gc!(); const h0 = process.memoryUsage().heapUsed
 for (let blk = 0; blk < 60; blk++) {
   for (let i = 0; i < 15; i++) await d.request({ method: 'eth_sendTransaction', params: [{ from: a!.address, to: d.token.address, data: encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [b!.address, 1n] }) }] })

@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { encodeFunctionData, parseAbi } from 'viem'
-import { createDevnet } from '../src/index.js'
+import { type SendRequest, createDevnet } from '../src/index.js'
 import { dumpFixtureToFile, readFixtureFile } from '../src/node/fixture/file.js'
 import { loadFixture } from '../src/node/fixture/load.js'
 
@@ -45,7 +45,7 @@ try {
     let txs = 0
     for (let n = 1; n <= blocks; n++) {
       if (n % 10 === 0) {
-        const send = (params: object) => devnet.request({ method: 'eth_sendTransaction', params: [params] })
+        const send = (params: SendRequest) => devnet.request({ method: 'eth_sendTransaction', params: [params] })
         await send({ from: a!.address, to: b!.address, value: '0x1' })
         await send({ from: b!.address, to: c!.address, value: '0x2' })
         await send({ from: c!.address, to: devnet.token.address, data: transfer })

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process'
 import { createBlock } from '@ethereumjs/block'
 import { type Hex, keccak256, toHex } from 'viem'
 import type { ExecutedTx } from '../src/evm/types.js'
-import { startDevnet } from '../src/index.js'
+import { type LogFilter, startDevnet } from '../src/index.js'
 
 const blocks = 2_000
 const logsPerBlock = 50
@@ -50,9 +50,9 @@ await devnet.node.write(async () => {
   await preconf.start(chain.head(), chain.head().block.header.timestamp + 2n, { reuseState: true })
 })
 
-const q = (n: number) => `0x${n.toString(16)}`
-const queries = {
-  selective: { fromBlock: q(1), toBlock: q(blocks), address: contracts[3], topics: [null, senders[7]] },
+const q = (n: number) => `0x${n.toString(16)}` as const
+const queries: Record<string, LogFilter> = {
+  selective: { fromBlock: q(1), toBlock: q(blocks), address: contracts[3], topics: [null, senders[7]!] },
   transfers: { fromBlock: q(1001), toBlock: q(1500), topics: [transferTopic] },
 }
 

@@ -17,7 +17,7 @@ const percentile = (values: number[], p: number) => {
 
 async function measure(blocks: number) {
   const devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
-  const rpc = (method: string, ...params: unknown[]) => devnet.request({ method, params })
+  const rpc = (method: string, ...params: unknown[]) => devnet.request<{ Parameters: unknown; ReturnType: any }>({ method, params })
   const signers = devnet.accounts.slice(0, 4).map((a) => privateKeyToAccount(a.privateKey))
   const nonces = signers.map(() => 0)
   const send = async (i: number) => {

@@ -30,7 +30,7 @@ const accounts = Array.from({ length: 10 }, (_, i) => mnemonicToAccount(mnemonic
 const to = (label: string) => `0x${keccak256(stringToHex(label)).slice(26)}` as Hex
 
 const devnet = await createDevnet({ mining: 'auto', quiet: true })
-const chainId = Number(await devnet.request({ method: 'eth_chainId', params: [] }))
+const chainId = Number(await devnet.request({ method: 'eth_chainId' }))
 const nonces = new Map<string, number>()
 for (const a of accounts) nonces.set(a.address, 0)
 const sign = (acct: (typeof accounts)[number], label: string) => {
@@ -39,7 +39,7 @@ const sign = (acct: (typeof accounts)[number], label: string) => {
   return acct.signTransaction({ type: 'eip1559', chainId, nonce, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI, to: to(label), value: GWEI, gas: 21_000n })
 }
 const send = (raw: Hex) => devnet.request({ method: 'eth_sendRawTransaction', params: [raw] })
-const height = async () => Number(await devnet.request({ method: 'eth_blockNumber', params: [] }))
+const height = async () => Number(await devnet.request({ method: 'eth_blockNumber' }))
 
 const allocFile = option('--alloc')
 const session = allocFile ? new Session() : undefined

@@ -53,11 +53,11 @@ const devnet = await createDevnet({ mining: { type: 'manual' }, clock: 'virtual'
 // devnet's 200 ms ticker would.
 const request = (async ({ method, params }: { method: string; params?: unknown }) => {
   if (method === 'eth_sendRawTransactionSync') {
-    const hash = await devnet.request({ method: 'eth_sendRawTransaction', params: [(params as Hex[])[0]] } as never)
+    const hash = await devnet.request({ method: 'eth_sendRawTransaction', params: [(params as [Hex])[0]] })
     await devnet.preconfirm()
-    return devnet.request({ method: 'eth_getTransactionReceipt', params: [hash] } as never)
+    return devnet.request({ method: 'eth_getTransactionReceipt', params: [hash] })
   }
-  const result = await devnet.request({ method, params } as never)
+  const result = await devnet.request<{ Parameters: unknown; ReturnType: unknown }>({ method, params })
   if (method === 'eth_sendTransaction' || method === 'eth_sendRawTransaction') await devnet.preconfirm()
   return result
 }) as EIP1193RequestFn

@@ -42,11 +42,11 @@ const devnet = await createDevnet({ mining: { type: 'manual' }, clock: 'virtual'
 // Manual mining: pre-confirm every submitted transaction at once, as the devnet's 200 ms ticker would.
 const request = (async ({ method, params }: { method: string; params?: unknown }) => {
   if (method === 'eth_sendRawTransactionSync') {
-    const hash = await devnet.request({ method: 'eth_sendRawTransaction', params: [(params as Hex[])[0]] } as never)
+    const hash = await devnet.request({ method: 'eth_sendRawTransaction', params: [(params as [Hex])[0]] })
     await devnet.preconfirm()
-    return devnet.request({ method: 'eth_getTransactionReceipt', params: [hash] } as never)
+    return devnet.request({ method: 'eth_getTransactionReceipt', params: [hash] })
   }
-  const result = await devnet.request({ method, params } as never)
+  const result = await devnet.request<{ Parameters: unknown; ReturnType: unknown }>({ method, params })
   if (method === 'eth_sendTransaction' || method === 'eth_sendRawTransaction') await devnet.preconfirm()
   return result
 }) as EIP1193RequestFn
@@ -103,8 +103,8 @@ try {
 
   title('Order C-2004: captured after its deadline')
   const fourth = await sign('C-2004', '10.00', 600)
-  await devnet.request({ method: 'evm_increaseTime', params: [601] } as never)
-  await devnet.request({ method: 'evm_mine' } as never)
+  await devnet.request({ method: 'evm_increaseTime', params: [601] })
+  await devnet.request({ method: 'evm_mine' })
   step('chain time', `moved past the deadline ${fourth.order.deadline}`)
   await captureCheckoutOrder({ wallet: shop, client, ...fourth, amount: 1n }).catch(refused)
 

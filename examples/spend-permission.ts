@@ -45,11 +45,11 @@ const devnet = await createDevnet({ mining: { type: 'manual' }, clock: 'virtual'
 // Manual mining: pre-confirm every submitted transaction at once, as the devnet's 200 ms ticker would.
 const request = (async ({ method, params }: { method: string; params?: unknown }) => {
   if (method === 'eth_sendRawTransactionSync') {
-    const hash = await devnet.request({ method: 'eth_sendRawTransaction', params: [(params as Hex[])[0]] } as never)
+    const hash = await devnet.request({ method: 'eth_sendRawTransaction', params: [(params as [Hex])[0]] })
     await devnet.preconfirm()
-    return devnet.request({ method: 'eth_getTransactionReceipt', params: [hash] } as never)
+    return devnet.request({ method: 'eth_getTransactionReceipt', params: [hash] })
   }
-  const result = await devnet.request({ method, params } as never)
+  const result = await devnet.request<{ Parameters: unknown; ReturnType: unknown }>({ method, params })
   if (method === 'eth_sendTransaction' || method === 'eth_sendRawTransaction') await devnet.preconfirm()
   return result
 }) as EIP1193RequestFn
@@ -71,8 +71,8 @@ const remaining = async (permission: SpendPermission) => {
 /** Seals what is pre-confirmed, then moves chain time on. */
 const advance = async (seconds: number) => {
   await devnet.seal()
-  await devnet.request({ method: 'evm_increaseTime', params: [seconds] } as never)
-  await devnet.request({ method: 'evm_mine' } as never)
+  await devnet.request({ method: 'evm_increaseTime', params: [seconds] })
+  await devnet.request({ method: 'evm_mine' })
 }
 
 try {

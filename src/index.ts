@@ -9,6 +9,7 @@ import { dumpFixtureToFile, readFixtureFile } from './node/fixture/file.js'
 import type { LoadableFixture } from './node/fixture/format.js'
 import { configWithFixture, loadFixture } from './node/fixture/load.js'
 import { type ImportedChain, type InternalNode as Node, createNode } from './node/node.js'
+import type { DevnetRequestFn } from './client/schema.js'
 import { type Dispatcher, createDispatcher } from './rpc/dispatch.js'
 import { allMethods } from './rpc/registry.js'
 import { toRpcError } from './rpc/toRpcError.js'
@@ -16,6 +17,8 @@ import { createHttpApp, listen } from './server/http.js'
 import { createCheckAuthorizationMethod } from './ui/checkAuthorization.js'
 
 export { type DevnetActions, devnetActions } from './client/actions.js'
+export { type DevnetMethod, type DevnetRequestFn, type DevnetRpcSchema, devnetMethodNames } from './client/schema.js'
+export type * from './client/wireTypes.js'
 export { loadConfig } from './config/layers.js'
 export type { ConfigLayer } from './config/layers.js'
 export type { ConfigInput } from './config/load.js'
@@ -27,8 +30,12 @@ export type DevnetOptions = ConfigInput & {
   configFile?: string | undefined
 }
 
-/** An EIP-1193 request function: resolves with the result, throws `{ code, message, data }` errors. */
-export type RequestFn = (args: { method: string; params?: unknown }) => Promise<any>
+/**
+ * An EIP-1193 request function typed by devnet's RPC schema: an unknown
+ * method or wrong params fail to compile, the result is typed. Resolves with
+ * the result, throws `{ code, message, data }` errors.
+ */
+export type RequestFn = DevnetRequestFn
 
 /** An RPC error as EIP-1193 providers throw it (viem maps `code` to its error classes). */
 export class ProviderRpcError extends Error {
@@ -206,14 +213,15 @@ async function buildNode(resolved: DevnetConfig): Promise<{ config: DevnetConfig
 
 function wrap(holder: { config: DevnetConfig; node: Node }, dispatcher: Dispatcher): Devnet {
   const { config } = holder
-  const request: RequestFn = async ({ method, params }) => {
+  // The dispatcher decodes every method's params itself; the schema types the caller's side.
+  const request = (async ({ method, params }: { method: string; params?: unknown }) => {
     try {
       return await dispatcher.call(method, params ?? [])
     } catch (error) {
       const e = toRpcError(error, { debug: config.debug, log: (x) => console.error('devnet: internal error:', x) })
       throw new ProviderRpcError(e.code, e.message, 'data' in e ? e.data : undefined)
     }
-  }
+  }) as DevnetRequestFn
   const chain = defineChain({
     id: Number(holder.node.chainId),
     name: 'devnet',

@@ -20,5 +20,12 @@ export async function startTestDevnet(options: DevnetOptions = {}) {
   return { devnet, publicClient, walletClient, testClient, rpc }
 }
 
+/**
+ * viem's schema override for helpers that send any method name with any
+ * params and read the result loosely: `devnet.request<LooseRpc>({ method, params })`.
+ * Everything else goes through DevnetRpcSchema.
+ */
+export type LooseRpc = { Parameters: unknown; ReturnType: any }
+
 export const mnemonic = 'test test test test test test test test test test test junk'
 export const account = (index: number) => mnemonicToAccount(mnemonic, { addressIndex: index })

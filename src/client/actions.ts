@@ -1,4 +1,7 @@
 import type { Address, Client, Hash, Hex } from 'viem'
+import { numberToHex } from 'viem'
+import type { DevnetRequestFn } from './schema.js'
+import type { BlockSummary, DevnetFixture, DevnetFixtureV2 } from './wireTypes.js'
 
 /**
  * devnet's own JSON-RPC methods as viem actions, for any viem client pointed
@@ -27,39 +30,41 @@ export type DevnetActions = {
   setTokenPaused(args: { paused: boolean }): Promise<void>
   /** Blacklists or clears an account on the payment token (devnet_setTokenBlacklisted). */
   setTokenBlacklisted(args: { address: Address; blacklisted: boolean }): Promise<void>
-  /** The chain as a fixture object, or written to `path` on the devnet's machine (devnet_dumpFixture). */
-  dumpFixture(args?: { path?: string }): Promise<unknown>
+  /** The chain as a fixture object (devnet_dumpFixture). */
+  dumpFixture(args?: { path?: undefined }): Promise<DevnetFixture>
+  /** Writes the chain as a fixture file to `path` on the devnet's machine (devnet_dumpFixture). */
+  dumpFixture(args: { path: string }): Promise<{ path: string; bytes: number }>
   /** Replaces the chain by a fixture (a path on the devnet's machine, or the object; devnet_loadFixture). */
-  loadFixture(args: { fixture: string | object; options?: Record<string, unknown> }): Promise<{ number: bigint; hash: Hash; blocks: number }>
+  loadFixture(args: {
+    fixture: string | DevnetFixture | DevnetFixtureV2
+    options?: { verifyState?: boolean | undefined }
+  }): Promise<{ number: bigint; hash: Hash; blocks: number }>
 }
 
-type Request = (args: { method: string; params?: unknown }) => Promise<unknown>
-const block = (b: { number: Hex; hash: Hash }) => ({ number: BigInt(b.number), hash: b.hash })
+/** A block summary on the wire, as native numbers. */
+const block = (b: BlockSummary) => ({ number: BigInt(b.number), hash: b.hash })
 
 /** Decorates a viem client with devnet's actions: `client.extend(devnetActions)`. */
 export function devnetActions(client: Pick<Client, 'request'>): DevnetActions {
-  const request = client.request as unknown as Request
+  // The client's own schema (viem's public or test one) has no devnet_* methods; devnet's types them.
+  const request = client.request as DevnetRequestFn
   return {
     async seal() {
-      return block((await request({ method: 'devnet_seal', params: [] })) as { number: Hex; hash: Hash })
+      return block(await request({ method: 'devnet_seal' }))
     },
     async preconfirm() {
-      const r = (await request({ method: 'devnet_preconfirm', params: [] })) as { number: Hex; index: number; transactions: Hash[] }
+      const r = await request({ method: 'devnet_preconfirm' })
       return { number: BigInt(r.number), index: r.index, transactions: r.transactions }
     },
     async reorg({ depth, transactions }) {
-      const params = [{ depth, ...(transactions === undefined ? {} : { transactions }) }]
-      const r = (await request({ method: 'devnet_reorg', params })) as { removed: { number: Hex; hash: Hash }[]; added: { number: Hex; hash: Hash }[] }
+      const r = await request({ method: 'devnet_reorg', params: [{ depth, ...(transactions === undefined ? {} : { transactions }) }] })
       return { removed: r.removed.map(block), added: r.added.map(block) }
     },
-    async dropPreconfirmed(args = {}) {
-      return (await request({ method: 'devnet_dropPreconfirmed', params: args.hashes ? [args.hashes] : [] })) as {
-        dropped: Hash[]
-        requeued: Hash[]
-      }
+    dropPreconfirmed(args = {}) {
+      return request({ method: 'devnet_dropPreconfirmed', params: args.hashes ? [args.hashes] : [] })
     },
     async setTokenBalance({ address, amount }) {
-      await request({ method: 'devnet_setTokenBalance', params: [address, `0x${amount.toString(16)}`] })
+      await request({ method: 'devnet_setTokenBalance', params: [address, numberToHex(amount)] })
     },
     async setTokenPaused({ paused }) {
       await request({ method: 'devnet_setTokenPaused', params: [paused] })
@@ -67,15 +72,13 @@ export function devnetActions(client: Pick<Client, 'request'>): DevnetActions {
     async setTokenBlacklisted({ address, blacklisted }) {
       await request({ method: 'devnet_setTokenBlacklisted', params: [address, blacklisted] })
     },
-    dumpFixture(args = {}) {
-      return request({ method: 'devnet_dumpFixture', params: args.path === undefined ? [] : [args.path] })
-    },
+    // One method, two answers (the fixture, or where it was written): the overloads of DevnetActions say which.
+    dumpFixture: ((args: { path?: string | undefined } = {}) =>
+      args.path === undefined
+        ? request({ method: 'devnet_dumpFixture' })
+        : request({ method: 'devnet_dumpFixture', params: [args.path] })) as DevnetActions['dumpFixture'],
     async loadFixture({ fixture, options }) {
-      const r = (await request({ method: 'devnet_loadFixture', params: options ? [fixture, options] : [fixture] })) as {
-        number: Hex
-        hash: Hash
-        blocks: number
-      }
+      const r = await request({ method: 'devnet_loadFixture', params: options ? [fixture, options] : [fixture] })
       return { number: BigInt(r.number), hash: r.hash, blocks: r.blocks }
     },
   }

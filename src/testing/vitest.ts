@@ -67,9 +67,9 @@ export async function closeWorkerDevnet(): Promise<void> {
  */
 export async function useDevnet(options: DevnetOptions = {}): Promise<StartedDevnet> {
   const devnet = await workerDevnet(options)
-  let id: string | undefined
+  let id: `0x${string}` | undefined
   beforeEach(async () => {
-    id = (await devnet.request({ method: 'evm_snapshot' })) as string
+    id = await devnet.request({ method: 'evm_snapshot' })
   })
   afterEach(async () => {
     if (id === undefined) return

@@ -42,7 +42,7 @@ describe('devnetActions: devnet methods as viem actions', () => {
 
   it('dumps a fixture and loads it back', async () => {
     const head = await client.seal()
-    const fixture = (await client.dumpFixture()) as { blocks: unknown[] }
+    const fixture = await client.dumpFixture()
     expect(fixture.blocks.length).toBe(Number(head.number) + 1)
     await client.seal()
     const loaded = await client.loadFixture({ fixture })

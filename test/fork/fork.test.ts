@@ -5,7 +5,7 @@ import { type Hex, encodeFunctionData, getContractAddress, parseEther } from 'vi
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
 import { type StartedDevnet, startDevnet } from '../../src/index.js'
-import { account } from '../utils.js'
+import { type LooseRpc, account } from '../utils.js'
 
 /*
  * A devnet plays the upstream ("remote"): token transfers, a contract with
@@ -27,8 +27,8 @@ let fork: StartedDevnet
 let cacheDir: string
 let pin: bigint
 let contract: Hex
-const remoteCall = (method: string, params: unknown[] = []) => remote.request({ method, params })
-const forkCall = (method: string, params: unknown[] = []) => fork.request({ method, params })
+const remoteCall = (method: string, params: unknown[] = []) => remote.request<LooseRpc>({ method, params })
+const forkCall = (method: string, params: unknown[] = []) => fork.request<LooseRpc>({ method, params })
 const hex = (n: bigint) => `0x${n.toString(16)}`
 
 async function send(devnet: StartedDevnet, from: number, tx: { to?: Hex; data?: Hex; value?: bigint }) {
@@ -206,7 +206,7 @@ describe('fork: local blocks', () => {
 describe('fork: cache and reset', () => {
   test('a restart with the same pin makes no remote call for what was read before', async () => {
     const reads = async (devnet: StartedDevnet) => {
-      const call = (method: string, params: unknown[]) => devnet.request({ method, params })
+      const call = (method: string, params: unknown[]) => devnet.request<LooseRpc>({ method, params })
       const out: unknown[] = []
       for (const who of recipients) {
         out.push(await call('eth_getBalance', [who, 'latest']))

@@ -2,6 +2,7 @@ import { type Hex, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
 import { workerDevnet } from 'devnet/vitest'
+import type { LooseRpc } from '../utils.js'
 
 /**
  * Tests that would break each other without the revert: each spends from
@@ -13,7 +14,7 @@ export function definePayingTests(label: string) {
   for (const amount of [1n, 2n, 3n]) {
     test(`${label}: pays ${amount} ether from a clean chain`, async () => {
       const devnet = await workerDevnet()
-      const rpc = (method: string, ...params: unknown[]) => devnet.request({ method, params })
+      const rpc = (method: string, ...params: unknown[]) => devnet.request<LooseRpc>({ method, params })
       expect(await rpc('eth_blockNumber')).toBe('0x0')
       expect(await rpc('eth_getBalance', target, 'latest')).toBe('0x0')
       const signer = privateKeyToAccount(devnet.accounts[0]!.privateKey)

@@ -1,6 +1,7 @@
 import { type Hex, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { type Devnet, type DevnetOptions, createDevnet } from '../../src/index.js'
+import type { LooseRpc } from '../utils.js'
 
 /** An in-process devnet with the test defaults, plus short helpers over its request function. */
 export async function harnessDevnet(options: DevnetOptions = {}) {
@@ -9,7 +10,7 @@ export async function harnessDevnet(options: DevnetOptions = {}) {
 }
 
 export function withHelpers(devnet: Devnet) {
-  const rpc = (method: string, ...params: unknown[]) => devnet.request({ method, params })
+  const rpc = (method: string, ...params: unknown[]) => devnet.request<LooseRpc>({ method, params })
   const nonces = new Map<number, number>()
   /** Signs and sends a plain transfer from dev account `from`; nonces are tracked locally unless given. */
   const transfer = async (from: number, to: Hex, value: bigint = parseEther('1'), nonce?: number) => {

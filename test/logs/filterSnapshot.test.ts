@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { type Devnet, createDevnet } from '../../src/index.js'
+import type { LooseRpc } from '../utils.js'
 
 // Filters are part of a snapshot: after evm_revert a filter reports what it
 // held when the snapshot was taken, and filters installed later are gone.
@@ -9,7 +10,7 @@ describe('filters across evm_snapshot / evm_revert', () => {
 
   test('a block filter comes back as it was; a later filter is uninstalled', async () => {
     devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
-    const rpc = (method: string, params: unknown[] = []) => devnet.request({ method, params })
+    const rpc = (method: string, params: unknown[] = []) => devnet.request<LooseRpc>({ method, params })
     const blockFilter = await rpc('eth_newBlockFilter')
     const first = await devnet.seal()
     const snapshot = await rpc('evm_snapshot')

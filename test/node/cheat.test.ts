@@ -18,7 +18,7 @@ describe('node state primitives', () => {
     })
     return devnet.request({ method: 'eth_sendRawTransaction', params: [raw] }) as Promise<`0x${string}`>
   }
-  const balance = async (address: string, tag: string) =>
+  const balance = async (address: `0x${string}`, tag: 'latest' | 'pending') =>
     BigInt(await devnet.request({ method: 'eth_getBalance', params: [address, tag] }))
 
   test('a cheat changes latest at once and the pre-confirmed transactions run again on top', async () => {

@@ -2,11 +2,12 @@ import { bytesToHex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { createDevnet } from '../../src/index.js'
 import { account } from '../utils.js'
+import type { LooseRpc } from '../utils.js'
 
 describe('sealed blocks are stored compactly', () => {
   it('keeps one object per sealed transaction, with the same block hash and transaction root', async () => {
     const devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
-    const request = (method: string, params: unknown[] = []) => devnet.request({ method, params } as never) as Promise<any>
+    const request = (method: string, params: unknown[] = []) => devnet.request<LooseRpc>({ method, params })
     const chainId = Number(await request('eth_chainId'))
     for (let nonce = 0; nonce < 3; nonce++) {
       const raw = await account(0).signTransaction({

@@ -18,7 +18,7 @@ describe('pre-confirmed block building', () => {
     })
     return devnet.request({ method: 'eth_sendRawTransaction', params: [raw] }) as Promise<`0x${string}`>
   }
-  const receipt = (hash: string) => devnet.request({ method: 'eth_getTransactionReceipt', params: [hash] })
+  const receipt = async (hash: `0x${string}`) => (await devnet.request({ method: 'eth_getTransactionReceipt', params: [hash] }))!
 
   test('a transaction that does not fit the gas left in the block waits in the pool for the next one', async () => {
     devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true, gasLimit: 100_000n })

@@ -2,11 +2,12 @@ import { parseEther, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Devnet, createDevnet } from '../../src/index.js'
+import type { LooseRpc } from '../utils.js'
 
 // testing_buildBlockV1 on the dev chain: the payload devnet would seal, built
 // without sealing it.
 let devnet: Devnet
-const request = (method: string, params: unknown[] = []) => devnet.request({ method, params } as never) as Promise<any>
+const request = (method: string, params: unknown[] = []) => devnet.request<LooseRpc>({ method, params })
 const zero32 = `0x${'00'.repeat(32)}`
 
 beforeAll(async () => {

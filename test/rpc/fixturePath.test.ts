@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { exposureWarning } from '../../src/cli/exposure.js'
 import { type Devnet, createDevnet, defaultConfig } from '../../src/index.js'
+import type { LooseRpc } from '../utils.js'
 
 const options = { mining: 'manual', clock: 'virtual', quiet: true } as const
 const root = mkdtempSync(join(tmpdir(), 'devnet-fixture-path-'))
@@ -13,7 +14,7 @@ mkdirSync(fixtures)
 mkdirSync(outside)
 
 const rpcError = (devnet: Devnet, method: string, params: unknown[]) =>
-  devnet.request({ method, params }).then(
+  devnet.request<LooseRpc>({ method, params }).then(
     () => undefined,
     (e: { code: number; message: string }) => ({ code: e.code, message: e.message }),
   )
@@ -31,7 +32,7 @@ describe('JSON-RPC fixture paths', () => {
   })
 
   test('behavior: a relative path resolves inside the fixtures directory, subdirectories included', async () => {
-    const written = await devnet.request({ method: 'devnet_dumpFixture', params: ['deep/chain.json'] })
+    const written = (await devnet.request({ method: 'devnet_dumpFixture', params: ['deep/chain.json'] })) as { path: string }
     expect(written.path).toBe(join(fixtures, 'deep', 'chain.json'))
     expect(existsSync(join(fixtures, 'deep', 'chain.json'))).toBe(true)
     const loaded = await devnet.request({ method: 'devnet_loadFixture', params: ['./deep/../deep/chain.json'] })
@@ -76,7 +77,7 @@ describe('JSON-RPC fixture paths', () => {
     const open = await createDevnet({ ...options, allowFs: true })
     try {
       const path = join(outside, 'anywhere.json')
-      expect((await open.request({ method: 'devnet_dumpFixture', params: [path] })).path).toBe(path)
+      expect(((await open.request({ method: 'devnet_dumpFixture', params: [path] })) as { path: string }).path).toBe(path)
       expect((await open.request({ method: 'devnet_loadFixture', params: [path] })).blocks).toBe(1)
     } finally {
       await open.close()

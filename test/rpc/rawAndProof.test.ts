@@ -8,13 +8,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Devnet, createDevnet } from '../../src/index.js'
 import { balanceSlot } from '../../src/evm/tokenSlots.js'
 import { privateKeyToAccount } from 'viem/accounts'
+import type { LooseRpc } from '../utils.js'
 
 // The raw-encoding debug methods, eth_getProof and eth_config on the dev chain,
 // checked against what the encodings must hash to.
 let devnet: Devnet
 let raw: `0x${string}`
 let txHash: `0x${string}`
-const request = (method: string, params: unknown[] = []) => devnet.request({ method, params } as never) as Promise<any>
+const request = (method: string, params: unknown[] = []) => devnet.request<LooseRpc>({ method, params })
 
 beforeAll(async () => {
   devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })

@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
 import { balanceSlot } from '../../src/evm/tokenSlots.js'
 import { type Devnet, createDevnet } from '../../src/index.js'
+import type { LooseRpc } from '../utils.js'
 
 // The struct logger on the dev chain: token transfers replayed from the
 // parent state, as geth's debug_trace* do.
 let devnet: Devnet
 const hashes: `0x${string}`[] = []
-const request = (method: string, params: unknown[] = []) => devnet.request({ method, params } as never) as Promise<any>
+const request = (method: string, params: unknown[] = []) => devnet.request<LooseRpc>({ method, params })
 
 beforeAll(async () => {
   devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })

@@ -14,6 +14,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { type Devnet, ProviderRpcError, createDevnet } from '../../src/index.js'
+import type { LooseRpc } from '../utils.js'
 import { balanceSlot } from '../../src/evm/tokenSlots.js'
 import { tokenAbi } from '../../src/payments/abi.js'
 import { createAuthorization, toTypedData } from '../../src/payments/authorize.js'
@@ -30,7 +31,7 @@ afterAll(async () => {
 })
 
 const simulate = (payload: unknown, block: unknown = 'latest') =>
-  devnet.request({ method: 'eth_simulateV1', params: [payload, block] }) as Promise<any[]>
+  devnet.request<LooseRpc>({ method: 'eth_simulateV1', params: [payload, block] }) as Promise<any[]>
 
 /** The JSON-RPC error a request fails with. */
 async function rpcError(payload: unknown, block: unknown = 'latest') {
@@ -47,9 +48,9 @@ const a = (i: number) => devnet.accounts[i]!.address.toLowerCase() as Hex
 
 describe('eth_simulateV1', () => {
   test('default: a transfer in one block on top of latest', async () => {
-    const head = await devnet.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })
+    const head = (await devnet.request({ method: 'eth_getBlockByNumber', params: ['latest', false] }))!
     const [block] = await simulate({ blockStateCalls: [{ calls: [{ from: a(0), to: a(1), value: '0x1' }] }] })
-    expect(block.number).toBe(toHex(BigInt(head.number) + 1n))
+    expect(block.number).toBe(toHex(BigInt(head.number!) + 1n))
     expect(block.parentHash).toBe(head.hash)
     // The dev chain steps simulated blocks by its block time (2 s), as reth does on Base.
     expect(BigInt(block.timestamp) - BigInt(head.timestamp)).toBe(2n)
@@ -185,7 +186,7 @@ describe('eth_simulateV1', () => {
     expect(await rpcError({ blockStateCalls: [] })).toEqual({ code: -32602, message: 'empty input' })
     const head = BigInt(await devnet.request({ method: 'eth_blockNumber' }))
     expect(await rpcError({ blockStateCalls: [{ blockOverrides: { number: toHex(head) } }] })).toMatchObject({ code: -38020 })
-    const time = BigInt((await devnet.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })).timestamp)
+    const time = BigInt((await devnet.request({ method: 'eth_getBlockByNumber', params: ['latest', false] }))!.timestamp)
     expect(
       await rpcError({ blockStateCalls: [{ blockOverrides: { time: toHex(time + 10n) } }, { blockOverrides: { time: toHex(time + 10n) } }] }),
     ).toEqual({ code: -38021, message: `block timestamps must be in order: ${time + 10n} <= ${time + 10n}` })
@@ -217,7 +218,7 @@ describe('eth_simulateV1 on pending', () => {
     await devnet.request({ method: 'eth_sendTransaction', params: [{ from: payer.address, to: token, data: drain, gas: '0x30000' }] })
     await devnet.preconfirm()
 
-    const pendingBlock = await devnet.request({ method: 'eth_getBlockByNumber', params: ['pending', false] })
+    const pendingBlock = (await devnet.request({ method: 'eth_getBlockByNumber', params: ['pending', false] }))!
     const now = Number(BigInt(pendingBlock.timestamp)) * 1000
     const domain = await readTokenDomain(client, token)
     const authorization = createAuthorization({ domain, from: payer.address, to: payee, amount: 1_000_000n, now })
@@ -273,8 +274,8 @@ describe('eth_simulateV1 config', () => {
   test('args: simulate.computeStateRoot and simulate.timestampStep', async () => {
     const geth = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true, simulate: { computeStateRoot: true, timestampStep: 12 } })
     try {
-      const head = await geth.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })
-      const payload = { blockStateCalls: [{ calls: [{ from: geth.accounts[0]!.address, to: geth.accounts[1]!.address, value: '0x1' }] }, {}] }
+      const head = (await geth.request({ method: 'eth_getBlockByNumber', params: ['latest', false] }))!
+      const payload = { blockStateCalls: [{ calls: [{ from: geth.accounts[0]!.address, to: geth.accounts[1]!.address, value: '0x1' as const }] }, {}] }
       const [first, second] = (await geth.request({ method: 'eth_simulateV1', params: [payload] })) as any[]
       expect(first.stateRoot).not.toBe(zeroHash)
       expect(second.stateRoot).not.toBe(first.stateRoot)

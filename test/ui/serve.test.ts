@@ -99,7 +99,7 @@ describe('devnet_checkAuthorization', () => {
     })
     const signature = await signAuthorization({ authorization, signer: payerAccount })
     const { domain: _, primaryType: __, ...fields } = authorization
-    const wire = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]))
+    const wire = { ...fields, value: fields.value.toString(), validAfter: fields.validAfter.toString(), validBefore: fields.validBefore.toString() }
     return { authorization, signature, wire }
   }
 

@@ -13,6 +13,7 @@ import { getTransactionReceipt, readContract, writeContract } from 'viem/actions
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, test } from 'vitest'
 import { tokenAbi } from '../../src/payments/index.js'
 import { type StartedDevnet, startDevnet } from '../../src/index.js'
+import type { LooseRpc } from '../utils.js'
 import { reasons, startFacilitator } from '../../src/x402/index.js'
 
 /**
@@ -31,7 +32,7 @@ let snapshot: Hex
 /** Dev account 2 is paid; dev account 3 receives what the payer (dev account 1) drains. */
 let merchant: Hex
 let sink: Hex
-const rpc = (method: string, params: unknown[] = []) => devnet.request({ method, params })
+const rpc = (method: string, params: unknown[] = []) => devnet.request<LooseRpc>({ method, params })
 
 /** Runs just before the paid request leaves the client (after signing): the payer drains here. */
 let beforePaidRequest: (() => Promise<void>) | undefined

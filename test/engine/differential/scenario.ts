@@ -39,6 +39,7 @@ import { paymentTokenAbi } from '../../../src/artifacts/paymentToken.js'
 import { smartWalletAbi, smartWalletBytecode } from '../../../src/artifacts/smartWallet.js'
 import { type Devnet, createDevnet } from '../../../src/index.js'
 import { seededRandom } from '../../evm/generators.js'
+import type { LooseRpc } from '../../utils.js'
 import { type World, deployCode, randomProgram } from './program.js'
 
 /** DIFF_FULL_TRACES=1 keeps every step of every trace in the transcript (large); otherwise a short hash per step. */
@@ -98,7 +99,7 @@ class Run {
   }
 
   rpc(method: string, params: unknown[]): Promise<any> {
-    return this.devnet.request({ method, params })
+    return this.devnet.request<LooseRpc>({ method, params })
   }
 
   /** An RPC answer or its error, as the transcript records either. */
