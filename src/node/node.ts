@@ -57,16 +57,19 @@ import { createPool } from './pool.js'
 import { createPreconf } from './preconf.js'
 import { createQueue } from './queue.js'
 import { createMiningControl } from './miningControl.js'
-import { splitPool } from './txpool.js'
+import { readyOn, splitPool } from './txpool.js'
 import { waitForInclusion } from './waitForTx.js'
 import { createSealer } from './sealer.js'
 import { createSenderLocks } from './senderLocks.js'
 import { createSnapshots } from './snapshots.js'
-import { type View, createViews } from './views.js'
+import { type BlockId, type View, createViews } from './views.js'
 import { type PayloadAttributes, buildPayload } from './buildPayload.js'
 import { simulate, simulateOptions } from './simulate/engine.js'
 import type { SimulatePayload } from './simulate/types.js'
-import { type TracerSpec, traceBlock } from './trace.js'
+import { createTraces } from './traceOps.js'
+import { createCalls } from './calls.js'
+import { feeHistory } from './feeHistory.js'
+import { createStateReads } from './stateReads.js'
 
 /** A chain imported from geth-format files, ready to continue from its head. */
 export type ImportedChain = {
@@ -534,11 +537,21 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     /** Runs eth_simulateV1's blocks on top of `view` (src/node/simulate). */
     simulate: (view: View, payload: SimulatePayload) =>
       simulate({ common, chain, state, withVm: views.withVm }, view, payload, simulateOptions(config)),
-    /** Builds (without adding it) the block a proposer would get on `parent` (testing_buildBlockV1). */
-    buildPayload: (parent: StoredBlock, attributes: PayloadAttributes, txs: TypedTransaction[], options: { extraData: Hex }) =>
-      buildPayload({ common, state, chain }, parent, attributes, txs, { ...options, desiredGasLimit: config.gasLimit }),
-    /** Re-executes a sealed block under a tracer (debug_trace*); `only` traces one transaction. */
-    traceBlock: (block: StoredBlock, spec: TracerSpec, only?: number) => traceBlock({ common, state, chain }, block, spec, only),
+    /** Builds (without adding it) the block a proposer would get on `parentHash` (testing_buildBlockV1). */
+    async buildPayload(parentHash: Hex, attributes: PayloadAttributes, txs: TypedTransaction[] | undefined, options: { extraData: Hex }) {
+      const parent = chain.blockByHash(parentHash)
+      if (!parent) throw new InvalidInputError(`parent block ${parentHash} not found`)
+      const candidates = txs ?? (await readyOn(node, parent.hash))
+      return buildPayload({ common, state, chain }, parent, attributes, candidates, { ...options, desiredGasLimit: config.gasLimit })
+    },
+    /** debug_trace*: where the traced transaction or block is, and the replay (src/node/traceOps.ts). */
+    ...createTraces({ views, pending: () => preconf.snapshot(), common, state, chain, gasCap: config.rpcGasCap }),
+    /** eth_call, eth_estimateGas, eth_createAccessList (src/node/calls.ts). */
+    ...createCalls({ views, common, gasCap: config.rpcGasCap }),
+    /** eth_feeHistory (src/node/feeHistory.ts). */
+    feeHistory: (count: bigint, newest: BlockId, percentiles: readonly number[]) => feeHistory(node, count, newest, percentiles),
+    /** Account state at any block (src/node/stateReads.ts). */
+    ...createStateReads({ views, nextNonce: (from, start) => pool.nextNonce(from, start) }),
     dumpFixture: () => dumpFixture(node, parts),
     dumpFixtureText: () => dumpFixtureText(node, parts),
     async dumpFixtureToFile(file: string) {

@@ -1,4 +1,5 @@
-import type { Address } from 'viem'
+import type { Address, Hex } from 'viem'
+import type { TypedTransaction } from '../evm/engine.js'
 import type { PooledTx } from './pool.js'
 import { readAccount } from './stateAccess.js'
 import type { Node } from './types.js'
@@ -31,4 +32,20 @@ export async function splitPool(node: Node): Promise<{ pending: PooledTx[]; queu
     } else queued.push(p)
   }
   return { pending, queued }
+}
+
+/**
+ * The transactions a proposer would build on `parent` (testing_buildBlockV1
+ * without a list): on the head the pre-confirmed ones first, then the
+ * pooled ones ready on top of the parent's (or pending) nonces, in the order
+ * a block takes them.
+ */
+export async function readyOn(node: Node, parent: Hex): Promise<TypedTransaction[]> {
+  const onHead = parent === node.chain.head().hash
+  const preconfirmed = onHead ? node.pending().txs.map((t) => t.tx) : []
+  const reader = node.views.reader(node.views.resolve(onHead ? { tag: 'pending' } : { hash: parent }))
+  const nonces = new Map<Address, bigint>()
+  for (const p of node.pool.all())
+    if (!nonces.has(p.from)) nonces.set(p.from, (await readAccount(reader, p.from))?.nonce ?? 0n)
+  return [...preconfirmed, ...node.pool.ready((from) => nonces.get(from) ?? 0n).map((p) => p.tx)]
 }

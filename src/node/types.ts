@@ -2,12 +2,15 @@ import type { Address, Hex } from 'viem'
 import type { DevnetConfig, MiningConfig } from '../config/schema.js'
 import type { Common, MerkleStateManager, StateManagerInterface, TypedTransaction, VM } from '../evm/engine.js'
 import type { CallRequest } from '../evm/execute.js'
+import type { StateOverrides } from './call.js'
+import type { AccessListEntry, CallOverrides } from './calls.js'
 import type { DevAccount } from './accounts.js'
 import type { BuiltPayload, PayloadAttributes } from './buildPayload.js'
 import type { Chain, ChainReader, StoredBlock } from './chain.js'
 import type { Clock } from './clock.js'
 import type { BlockOverrides } from './controls.js'
 import type { Events } from './events.js'
+import type { FeeHistory } from './feeHistory.js'
 import type { FilterStore } from './filters.js'
 import type { Fixture, LoadableFixture } from './fixture/format.js'
 import type { LoadOptions } from './fixture/load.js'
@@ -17,6 +20,7 @@ import type { PreconfSnapshot, Preconf } from './preconf.js'
 import type { ReorgTx } from './reorg.js'
 import type { SimulatePayload, SimulatedBlock } from './simulate/types.js'
 import type { Snapshots } from './snapshots.js'
+import type { stateProof } from './stateAccess.js'
 import type { TracerSpec } from './trace.js'
 import type { BlockId, View } from './views.js'
 import type { TxInclusion } from './waitForTx.js'
@@ -140,8 +144,17 @@ export interface Node {
   fillAndSign(request: CallRequest & { from: Hex }, options?: { unsigned?: boolean }): Promise<TypedTransaction>
   /** Runs eth_simulateV1's blocks on top of `view`. */
   simulate(view: View, payload: SimulatePayload): Promise<SimulatedBlock[]>
-  /** Builds (without adding it) the block a proposer would get on `parent` (testing_buildBlockV1). */
-  buildPayload(parent: StoredBlock, attributes: PayloadAttributes, txs: TypedTransaction[], options: { extraData: Hex }): Promise<BuiltPayload>
+  /**
+   * Builds (without adding it) the block a proposer would get on the sealed
+   * block `parentHash` (testing_buildBlockV1): from `txs`, or when undefined
+   * from the pre-confirmed and ready pooled transactions (src/node/txpool.ts).
+   */
+  buildPayload(
+    parentHash: Hex,
+    attributes: PayloadAttributes,
+    txs: TypedTransaction[] | undefined,
+    options: { extraData: Hex },
+  ): Promise<BuiltPayload>
   /** The chain as a fixture object (devnet_dumpFixture). */
   dumpFixture(): Promise<Fixture>
   /** The chain as the text of a fixture file (version 2). */
@@ -152,9 +165,40 @@ export interface Node {
   loadFixture(fixture: LoadableFixture, options?: LoadOptions): Promise<StoredBlock>
   /** The full state check of `fixture`, already loaded into this node (devnet fixture load): every node rehashed, every state walked. */
   verifyFixtureState(fixture: LoadableFixture): void
-  /** Re-executes a sealed block under a tracer (debug_trace*); `only` traces one transaction. */
-  traceBlock(block: StoredBlock, spec: TracerSpec, only?: number): Promise<{ txHash: Hex; result: unknown }[]>
+  /** Traces `request` run on block `id`'s state (debug_traceCall). */
+  traceCall(request: CallRequest, id: BlockId, overrides: CallOverrides, spec: TracerSpec): Promise<unknown>
+  /** Traces a sealed or pre-confirmed transaction (debug_traceTransaction). */
+  traceTransaction(hash: Hex, spec: TracerSpec): Promise<unknown>
+  /** Traces every transaction of a sealed block, or of the pre-confirmed one (debug_traceBlockByNumber). */
+  traceBlockByNumber(id: BlockId | 'pending', spec: TracerSpec): Promise<{ txHash: Hex; result: unknown }[]>
+  /** Traces every transaction of a sealed block (debug_traceBlockByHash). */
+  traceBlockByHash(hash: Hex, spec: TracerSpec): Promise<{ txHash: Hex; result: unknown }[]>
+
+  /** Runs a call on block `id`'s state; resolves with its return data, throws on a revert or VM error (eth_call). */
+  call(request: CallRequest, id: BlockId, overrides?: CallOverrides): Promise<Hex>
+  /** geth's gas estimate (eth_estimateGas). */
+  estimateGas(request: CallRequest, id: BlockId, overrides?: CallOverrides): Promise<bigint>
+  /** geth's access list search (eth_createAccessList). */
+  createAccessList(
+    request: CallRequest,
+    id: BlockId,
+    stateOverrides: StateOverrides | undefined,
+  ): Promise<{ accessList: AccessListEntry[]; gasUsed: bigint; error?: string | undefined }>
+  /** geth's fee history over at most 1024 blocks ending at `newest` (eth_feeHistory). */
+  feeHistory(count: bigint, newest: BlockId, percentiles: readonly number[]): FeeHistory
+  getBalance(address: Address, id: BlockId): Promise<bigint>
+  /** The nonce; on `pending` past the sender's pooled transactions too. */
+  getTransactionCount(address: Address, id: BlockId): Promise<bigint>
+  getCode(address: Address, id: BlockId): Promise<Hex>
+  getStorageAt(address: Address, slot: Hex, id: BlockId): Promise<Hex>
+  /** Each address's slots, in request order, from one state (eth_getStorageValues). */
+  getStorageValues(request: readonly { address: Address; slots: readonly Hex[] }[], id: BlockId): Promise<Hex[][]>
+  /** EIP-1186 proofs of the account and `keys` (eth_getProof). */
+  getProof(address: Address, keys: readonly Hex[], id: BlockId): Promise<StateProof>
 }
+
+/** eth_getProof's proofs (src/node/stateAccess.ts). */
+export type StateProof = Awaited<ReturnType<typeof stateProof>>
 
 /**
  * The pinned next timestamp and the interval between block timestamps
