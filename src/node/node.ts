@@ -19,7 +19,7 @@ import { cachedTokenGenesis } from '../evm/tokenGenesisCache.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { createStateManager } from '../evm/vm.js'
 import { type DevAccount, deriveAccounts } from './accounts.js'
-import { type Chain, type StoredBlock, createChain } from './chain.js'
+import { type Chain, type StoredBlock, createChain, readerOf } from './chain.js'
 import { fillAndSignAs } from './fillAndSign.js'
 import type { Node, NodeParts } from './types.js'
 import { dumpFixture, dumpFixtureText } from './fixture/dump.js'
@@ -433,8 +433,8 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     common,
     chainId: common.chainId(),
     accounts,
-    chain: chain as import('./chain.js').ChainReader,
-    events,
+    chain: readerOf(chain),
+    events: { on: events.on, listenerCount: events.listenerCount },
     filters,
     clock: { get kind() { return clock.kind }, now: () => clock.now() },
     controls: { isImpersonated: (address: Address) => controls.isImpersonated(address) },

@@ -43,7 +43,8 @@ export interface Node {
   readonly chainId: bigint
   readonly accounts: DevAccount[]
   readonly chain: ChainReader
-  readonly events: Events
+  /** The node's events, to listen to (subscriptions, filters); only the node emits them. */
+  readonly events: Pick<Events, 'on' | 'listenerCount'>
   readonly filters: FilterStore
   /** The node's clock (virtual or wall), read-only: time moves through the time operations. */
   readonly clock: Pick<Clock, 'kind' | 'now'>
