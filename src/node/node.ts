@@ -69,6 +69,7 @@ import type { SimulatePayload } from './simulate/types.js'
 import { createTraces } from './traceOps.js'
 import { createCalls } from './calls.js'
 import { feeHistory } from './feeHistory.js'
+import { type LogRequest, getLogs } from './logs.js'
 import { createStateReads } from './stateReads.js'
 
 /** A chain imported from geth-format files, ready to continue from its head. */
@@ -548,6 +549,7 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     ...createTraces({ views, pending: () => preconf.snapshot(), common, state, chain, gasCap: config.rpcGasCap }),
     /** eth_call, eth_estimateGas, eth_createAccessList (src/node/calls.ts). */
     ...createCalls({ views, common, gasCap: config.rpcGasCap }),
+    getLogs: (filter: LogRequest) => getLogs(node, filter),
     /** eth_feeHistory (src/node/feeHistory.ts). */
     feeHistory: (count: bigint, newest: BlockId, percentiles: readonly number[]) => feeHistory(node, count, newest, percentiles),
     /** Account state at any block (src/node/stateReads.ts). */

@@ -12,6 +12,8 @@ import type { BlockOverrides } from './controls.js'
 import type { Events } from './events.js'
 import type { FeeHistory } from './feeHistory.js'
 import type { FilterStore } from './filters.js'
+import type { IndexedLog } from './logIndex.js'
+import type { LogRequest } from './logs.js'
 import type { Fixture, LoadableFixture } from './fixture/format.js'
 import type { LoadOptions } from './fixture/load.js'
 import type { Fork } from './fork/open.js'
@@ -185,6 +187,8 @@ export interface Node {
     id: BlockId,
     stateOverrides: StateOverrides | undefined,
   ): Promise<{ accessList: AccessListEntry[]; gasUsed: bigint; error?: string | undefined }>
+  /** eth_getLogs over the sealed chain and, for a range ending at `pending`, the pre-confirmed block (src/node/logs.ts). */
+  getLogs(filter: LogRequest): IndexedLog[]
   /** geth's fee history over at most 1024 blocks ending at `newest` (eth_feeHistory). */
   feeHistory(count: bigint, newest: BlockId, percentiles: readonly number[]): FeeHistory
   getBalance(address: Address, id: BlockId): Promise<bigint>
