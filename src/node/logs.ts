@@ -101,3 +101,29 @@ export function getLogs(node: Node, filter: LogRequest): IndexedLog[] {
   }
   return out
 }
+
+/** A numeric end of a filter's range; tags leave that side open, as geth's filter system does. */
+const bound = (node: Node, id: BlockId | undefined): bigint | undefined => {
+  if (!id) return undefined
+  if ('number' in id) return id.number
+  if ('hash' in id) return node.views.resolve(id).number
+  return id.tag === 'earliest' ? 0n : undefined
+}
+
+/** Installs a polling log filter (eth_newFilter): a block hash pins both ends, tags leave an end open. */
+export function newLogFilter(node: Node, filter: LogRequest): Hex {
+  const bounds = filter.blockHash
+    ? (() => {
+        const n = node.views.resolve({ hash: filter.blockHash }).number
+        return { from: n, to: n }
+      })()
+    : { from: bound(node, filter.from), to: bound(node, filter.to) }
+  return node.filters.newLogFilter(filter, bounds, filter)
+}
+
+/** Every log a log filter matches now (eth_getFilterLogs); unknown or not a log filter: `filter not found`. */
+export function filterLogs(node: Node, id: Hex): IndexedLog[] {
+  const filter = node.filters.get(id)
+  if (!filter || filter.kind !== 'logs') throw new InvalidInputError('filter not found')
+  return getLogs(node, filter.criteria as LogRequest)
+}

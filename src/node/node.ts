@@ -69,7 +69,7 @@ import type { SimulatePayload } from './simulate/types.js'
 import { createTraces } from './traceOps.js'
 import { createCalls } from './calls.js'
 import { feeHistory } from './feeHistory.js'
-import { type LogRequest, getLogs } from './logs.js'
+import { type LogRequest, filterLogs, getLogs, newLogFilter } from './logs.js'
 import { createStateReads } from './stateReads.js'
 
 /** A chain imported from geth-format files, ready to continue from its head. */
@@ -549,7 +549,10 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     ...createTraces({ views, pending: () => preconf.snapshot(), common, state, chain, gasCap: config.rpcGasCap }),
     /** eth_call, eth_estimateGas, eth_createAccessList (src/node/calls.ts). */
     ...createCalls({ views, common, gasCap: config.rpcGasCap }),
+    /** eth_getLogs and the log filters (src/node/logs.ts). */
     getLogs: (filter: LogRequest) => getLogs(node, filter),
+    newLogFilter: (filter: LogRequest) => newLogFilter(node, filter),
+    filterLogs: (id: Hex) => filterLogs(node, id),
     /** eth_feeHistory (src/node/feeHistory.ts). */
     feeHistory: (count: bigint, newest: BlockId, percentiles: readonly number[]) => feeHistory(node, count, newest, percentiles),
     /** Account state at any block (src/node/stateReads.ts). */

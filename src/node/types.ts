@@ -189,6 +189,10 @@ export interface Node {
   ): Promise<{ accessList: AccessListEntry[]; gasUsed: bigint; error?: string | undefined }>
   /** eth_getLogs over the sealed chain and, for a range ending at `pending`, the pre-confirmed block (src/node/logs.ts). */
   getLogs(filter: LogRequest): IndexedLog[]
+  /** Installs a polling log filter (eth_newFilter); resolves its id. */
+  newLogFilter(filter: LogRequest): Hex
+  /** Every log the log filter `id` matches now (eth_getFilterLogs). */
+  filterLogs(id: Hex): IndexedLog[]
   /** geth's fee history over at most 1024 blocks ending at `newest` (eth_feeHistory). */
   feeHistory(count: bigint, newest: BlockId, percentiles: readonly number[]): FeeHistory
   getBalance(address: Address, id: BlockId): Promise<bigint>
