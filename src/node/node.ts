@@ -536,8 +536,8 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     /** Removes the pooled or pre-confirmed transactions `drop` selects; resolves to their hashes. */
     dropTransactions: (drop: (tx: { hash: Hex; from: string }) => boolean) => queue.run(() => dropTransactions(controlParts, drop)),
     /** Runs eth_simulateV1's blocks on top of `view` (src/node/simulate). */
-    simulate: (view: View, payload: SimulatePayload) =>
-      simulate({ common, chain, state, withVm: views.withVm }, view, payload, simulateOptions(config)),
+    simulate: (id: BlockId, payload: SimulatePayload) =>
+      simulate({ common, chain, state, withVm: views.withVm }, views.resolve(id), payload, simulateOptions(config)),
     /** Builds (without adding it) the block a proposer would get on `parentHash` (testing_buildBlockV1). */
     async buildPayload(parentHash: Hex, attributes: PayloadAttributes, txs: TypedTransaction[] | undefined, options: { extraData: Hex }) {
       const parent = chain.blockByHash(parentHash)

@@ -145,8 +145,8 @@ export interface Node {
   dropTransactions(drop: (tx: { hash: Hex; from: string }) => boolean): Promise<Hex[]>
   /** Fills a request as a wallet would and signs it as `from` (a dev account, or Anvil's fake signature when impersonated). */
   fillAndSign(request: CallRequest & { from: Hex }, options?: { unsigned?: boolean }): Promise<TypedTransaction>
-  /** Runs eth_simulateV1's blocks on top of `view`. */
-  simulate(view: View, payload: SimulatePayload): Promise<SimulatedBlock[]>
+  /** Runs eth_simulateV1's blocks on top of block `id`. */
+  simulate(id: BlockId, payload: SimulatePayload): Promise<SimulatedBlock[]>
   /**
    * Builds (without adding it) the block a proposer would get on the sealed
    * block `parentHash` (testing_buildBlockV1): from `txs`, or when undefined
