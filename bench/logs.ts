@@ -59,7 +59,8 @@ await parts.write(async () => {
           data: toHex(BigInt(i) * 1_000_000n, { size: 32 }),
         })
       }
-      txs.push({ hash: keccak256(toHex(`tx-${n}-${t}`)), logs } as unknown as ExecutedTx)
+      // What the chain's compaction reads of a sealed transaction (src/node/compactStored.ts) besides the logs.
+      txs.push({ hash: keccak256(toHex(`tx-${n}-${t}`)), from: contracts[0]!, logs, logsBloom: new Uint8Array(256), tx: {} } as unknown as ExecutedTx)
     }
     parent = chain.append({ block, txs })
   }
