@@ -16,8 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { encodeFunctionData, parseAbi } from 'viem'
 import { type SendRequest, createDevnet } from '../src/index.js'
-import { dumpFixtureToFile, readFixtureFile } from '../src/node/fixture/file.js'
-import { loadFixture } from '../src/node/fixture/load.js'
+import { readFixtureFile } from '../src/node/fixture/file.js'
 
 const args = process.argv.slice(2)
 const keepAt = args.indexOf('--keep')
@@ -62,7 +61,7 @@ try {
     for (let i = 0; i < dumps; i++) {
       start = performance.now()
       const used = process.cpuUsage()
-      await dumpFixtureToFile(devnet.node, file)
+      await devnet.node.dumpFixtureToFile(file)
       const { user, system } = process.cpuUsage(used)
       dumpTimes.push(performance.now() - start)
       dumpCpu.push((user + system) / 1000)
@@ -83,7 +82,7 @@ try {
     start = performance.now()
     const used = process.cpuUsage()
     const { fixture } = await readFixtureFile(file)
-    await loadFixture(target.node, fixture)
+    await target.node.loadFixture(fixture)
     const { user, system } = process.cpuUsage(used)
     times.push(performance.now() - start)
     cpu.push((user + system) / 1000)
@@ -94,7 +93,7 @@ try {
 
   const target = await createDevnet(options)
   start = performance.now()
-  await loadFixture(target.node, (await readFixtureFile(file)).fixture, { verifyState: true })
+  await target.node.loadFixture((await readFixtureFile(file)).fixture, { verifyState: true })
   console.log(`load with verifyState (every node rehashed, every state walked): ${ms(start)}`)
   await target.close()
 } finally {

@@ -13,7 +13,11 @@ import { spawn } from 'node:child_process'
 import { createBlock } from '@ethereumjs/block'
 import { type Hex, keccak256, toHex } from 'viem'
 import type { ExecutedTx } from '../src/evm/types.js'
-import { type LogFilter, startDevnet } from '../src/index.js'
+import { type LogFilter, resolveConfig } from '../src/index.js'
+import { createNodeWithParts } from '../src/node/node.js'
+import { createDispatcher } from '../src/rpc/dispatch.js'
+import { allMethods } from '../src/rpc/registry.js'
+import { createHttpApp, listen } from '../src/server/http.js'
 
 const blocks = 2_000
 const logsPerBlock = 50
@@ -22,15 +26,27 @@ const approvalTopic = keccak256(toHex('Approval(address,address,uint256)'))
 const contracts = Array.from({ length: 10 }, (_, i) => `0x${(0xc0 + i).toString(16).padStart(40, '0')}` as Hex)
 const senders = Array.from({ length: 10 }, (_, i) => `0x${(0x5e0 + i).toString(16).padStart(64, '0')}` as Hex)
 
-const devnet = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
-const { chain, preconf } = devnet.node.internals
-await devnet.node.write(async () => {
+// The node with its writable parts (the synthetic blocks go straight into its chain), served as startDevnet serves one.
+const config = await resolveConfig({ mining: 'manual', clock: 'virtual', quiet: true, port: 0 })
+const { node, parts } = await createNodeWithParts(config)
+const dispatcher = createDispatcher(node, allMethods, { debug: false })
+const server = await listen(createHttpApp(dispatcher, config), config)
+const devnet = {
+  url: server.url,
+  request: (args: { method: string; params: unknown[] }) => dispatcher.call(args.method, args.params) as Promise<unknown[]>,
+  close: async () => {
+    await node.close()
+    await server.close()
+  },
+}
+const { chain, preconf } = parts
+await parts.write(async () => {
   let i = 0
   let parent = chain.head()
   for (let n = 1; n <= blocks; n++) {
     const block = createBlock(
       { header: { number: BigInt(n), parentHash: parent.block.hash(), timestamp: parent.block.header.timestamp + 2n, gasLimit: 30_000_000n } },
-      { common: devnet.node.common, setHardfork: false, skipConsensusFormatValidation: true } as never,
+      { common: node.common, setHardfork: false, skipConsensusFormatValidation: true } as never,
     )
     const txs: ExecutedTx[] = []
     // Ten logs per transaction, five transactions per block.
@@ -43,7 +59,8 @@ await devnet.node.write(async () => {
           data: toHex(BigInt(i) * 1_000_000n, { size: 32 }),
         })
       }
-      txs.push({ hash: keccak256(toHex(`tx-${n}-${t}`)), logs } as unknown as ExecutedTx)
+      // What the chain's compaction reads of a sealed transaction (src/node/compactStored.ts) besides the logs.
+      txs.push({ hash: keccak256(toHex(`tx-${n}-${t}`)), from: contracts[0]!, logs, logsBloom: new Uint8Array(256), tx: {} } as unknown as ExecutedTx)
     }
     parent = chain.append({ block, txs })
   }

@@ -25,7 +25,6 @@ import { type Hex, createPublicClient, custom, encodeFunctionData, keccak256, pa
 import { mnemonicToAccount } from 'viem/accounts'
 import { createDevnet } from '../src/index.js'
 import { writeFileAtomic } from '../src/node/fixture/file.js'
-import { dumpFixtureText } from '../src/node/fixture/dump.js'
 import { authorizationTypes, tokenAbi } from '../src/payments/abi.js'
 import { readTokenDomain } from '../src/payments/domain.js'
 
@@ -87,7 +86,7 @@ export async function buildPaymentsFixture(): Promise<string> {
       method: 'eth_sendTransaction',
       params: [{ from: account(5).address, to: account(6).address, value: `0x${(10n ** 18n).toString(16)}` }],
     })
-    return await dumpFixtureText(devnet.node)
+    return await devnet.node.dumpFixtureText()
   } finally {
     await devnet.close()
   }

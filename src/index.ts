@@ -5,10 +5,10 @@ import { type ConfigLayer, resolveLayers } from './config/layers.js'
 import { ConfigError, type ConfigInput, readConfigFile } from './config/load.js'
 import type { DevnetConfig } from './config/schema.js'
 import { ChainImportError, importGethChain, loadGethGenesis, readForkchoice } from './evm/engine.js'
-import { dumpFixtureToFile, readFixtureFile } from './node/fixture/file.js'
+import { readFixtureFile } from './node/fixture/file.js'
 import type { LoadableFixture } from './node/fixture/format.js'
-import { configWithFixture, loadFixture } from './node/fixture/load.js'
-import { type ImportedChain, type InternalNode as Node, createNode } from './node/node.js'
+import { configWithFixture } from './node/fixture/load.js'
+import { type ImportedChain, type Node, createNode } from './node/node.js'
 import type { DevnetRequestFn } from './client/schema.js'
 import { type Dispatcher, createDispatcher } from './rpc/dispatch.js'
 import { allMethods } from './rpc/registry.js'
@@ -207,7 +207,7 @@ async function buildNode(resolved: DevnetConfig): Promise<{ config: DevnetConfig
   }
   const imported = await importFiles(config)
   const node = await createNode(config, { imported })
-  if (fixture) await loadFixture(node, fixture)
+  if (fixture) await node.loadFixture(fixture)
   return { config, node }
 }
 
@@ -251,7 +251,7 @@ function wrap(holder: { config: DevnetConfig; node: Node }, dispatcher: Dispatch
     async close() {
       // `dumpFixture` in the config: the chain is written on the way out (CLI --dump-fixture).
       await holder.node.close()
-      if (config.dumpFixture) await dumpFixtureToFile(holder.node, config.dumpFixture)
+      if (config.dumpFixture) await holder.node.dumpFixtureToFile(config.dumpFixture)
     },
   }
 }
@@ -284,7 +284,7 @@ export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSo
     async close() {
       ws?.close()
       await holder.node.close()
-      if (config.dumpFixture) await dumpFixtureToFile(holder.node, config.dumpFixture)
+      if (config.dumpFixture) await holder.node.dumpFixtureToFile(config.dumpFixture)
       await server.close()
     },
   }

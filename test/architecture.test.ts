@@ -2,7 +2,8 @@ import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { knownBreaks } from './architecture/knownBreaks.js'
-import { type Violation, checkFile, importsOf, layerRules } from './architecture/rules.js'
+import { type Devnet, createDevnet } from '../src/index.js'
+import { type Violation, checkFile, importsOf, layerRules, writablePartsMembers } from './architecture/rules.js'
 
 const root = join(import.meta.dirname, '..')
 
@@ -126,14 +127,86 @@ describe('architecture: each rule fails on its break', () => {
   })
 
   it('rpc touching node internals', () => {
-    expect(rulesBroken('src/rpc/methods/x.ts', 'const h = node.internals.setHead(block)')).toEqual(['rpc-node-internals'])
-    expect(rulesBroken('src/rpc/methods/x.ts', 'const { internals } = node\nconst i = node\n  .internals')).toEqual(['rpc-node-internals'])
+    expect(rulesBroken('src/rpc/methods/x.ts', 'const h = node.internals.setHead(block)')).toEqual(['rpc-node-internals', 'node-internals'])
+    expect(rulesBroken('src/rpc/methods/x.ts', 'const { internals } = node\nconst i = node\n  .internals')).toEqual([
+      'rpc-node-internals',
+      'node-internals',
+      'node-internals',
+    ])
     expect(rulesBroken('src/rpc/methods/x.ts', '// node.internals was removed\nconst b = node.seal()')).toEqual([])
-    expect(rulesBroken('src/rpc/methods/x.ts', "import type { InternalNode } from '../../node/node.js'")).toEqual(['rpc-node-internals'])
-    expect(rulesBroken('src/node/x.ts', 'const h = node.internals.setHead(block)')).toEqual([])
+    expect(rulesBroken('src/rpc/methods/x.ts', "import type { InternalNode } from '../../node/node.js'")).toEqual(['rpc-node-internals', 'node-internals'])
+  })
+
+  it('no node reaches its writable parts: no internals or time on a node, anywhere under src/', () => {
+    // Reaching through a node, in any layer (the fixture code once did: node.internals.chain, node.time.next).
+    expect(rulesBroken('src/node/fixture/x.ts', 'const { chain, pool } = node.internals')).toEqual(['node-internals'])
+    expect(rulesBroken('src/node/fixture/x.ts', 'node.time.next = undefined')).toEqual(['node-internals'])
+    expect(rulesBroken('src/cli/x.ts', 'const store = nodeStoreOf(devnet.node.internals.state)')).toEqual(['node-internals'])
+    expect(rulesBroken('src/index.ts', 'const { internals } = holder.node')).toEqual(['node-internals', 'entry-exports-internal-node'])
+    // Declaring them on the node type: the interface as it was before issue 13, and the same renamed onto Node.
+    const internalNode = [
+      'export interface InternalNode extends Node {',
+      '  /** The pinned next timestamp and the block interval (time control). */',
+      '  readonly time: { next: bigint | undefined; interval: bigint | undefined }',
+      '  readonly internals: {',
+      '    chain: Chain',
+      '    seal(): Promise<StoredBlock>',
+      '    rebuildPending: Node[\'rebuildPending\']',
+      '  }',
+      '}',
+    ].join('\n')
+    expect(rulesBroken('src/node/types.ts', internalNode)).toEqual(['node-internals', 'node-internals', 'node-internals'])
+    const onNode = 'export interface Node {\n  readonly config: DevnetConfig\n  seal(): Promise<StoredBlock>\n  readonly parts?: { chain: Chain }\n}'
+    expect(rulesBroken('src/node/types.ts', onNode)).toEqual(['node-internals'])
+    expect(rulesBroken('src/node/types.ts', 'export type Wide = Node & {\n  internals: Parts\n}')).toEqual(['node-internals'])
+    // Members of nested objects and other types are not the node's: the parts themselves may have a `time`.
+    expect(rulesBroken('src/node/types.ts', 'export interface Node {\n  views: { time(): bigint }\n  seal(): Promise<void>\n}')).toEqual([])
+    expect(rulesBroken('src/node/types.ts', 'export type NodeParts = {\n  time: TimeControls\n  chain: Chain\n}')).toEqual([])
+    // The builder internals of ethereumjs are not the node's.
+    expect(rulesBroken('src/node/simulate/x.ts', 'const internals = builder as unknown as { checkpointed: boolean }\ninternals.checkpointed = true')).toEqual([])
+  })
+
+  it('the parts factory stays in src/node; the entry points never expose the internal node', () => {
+    expect(rulesBroken('src/index.ts', "import { createNodeWithParts } from './node/node.js'")).toEqual([
+      'node-parts-outside-node',
+      'entry-exports-internal-node',
+    ])
+    expect(rulesBroken('src/rpc/x.ts', "import type { NodeParts } from '../node/types.js'")).toEqual(['node-parts-outside-node'])
+    expect(rulesBroken('src/node/x.ts', "import type { NodeParts } from './types.js'")).toEqual([])
+    expect(rulesBroken('src/index.ts', "import { type InternalNode as Node } from './node/node.js'\nexport type { Node }")).toEqual([
+      'node-internals',
+      'entry-exports-internal-node',
+    ])
+    expect(rulesBroken('src/index.ts', "export * from './node/types.js'")).toEqual(['entry-exports-internal-node'])
+    expect(rulesBroken('src/index.ts', "import { type Node, createNode } from './node/node.js'\nexport type { Node }")).toEqual([])
   })
 
   it('an area without a rule is itself a break', () => {
     expect(rulesBroken('src/newthing/x.ts', "import { n } from '../node/node.js'")).toEqual(['unknown-area'])
+  })
+})
+
+describe('architecture: the public node (Devnet.node) holds no writable part', () => {
+  it('no internals, no time, a chain that cannot append, events that cannot emit (typed and at run time)', async () => {
+    const devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+    try {
+      const node: Devnet['node'] = devnet.node
+      // @ts-expect-error the writable parts are not on the public type: `npm run typecheck` fails if they come back
+      expect(node.internals).toBeUndefined()
+      // @ts-expect-error the time controls are reached through node operations only
+      expect(node.time).toBeUndefined()
+      // @ts-expect-error the write queue is the node's own
+      expect(node.write).toBeUndefined()
+      // At run time too, whatever the type says: the chain is a read-only facade, the events only listen.
+      for (const [key, value] of Object.entries(node)) {
+        expect(writablePartsMembers, key).not.toContain(key)
+        if (typeof value === 'object' && value !== null) expect(Object.keys(value), key).not.toContain('internals')
+      }
+      for (const writer of ['append', 'appendStored', 'truncate', 'replaceHeadState', 'reattach', 'setForkchoice'])
+        expect(writer in node.chain, writer).toBe(false)
+      expect('emit' in node.events).toBe(false)
+    } finally {
+      await devnet.close()
+    }
   })
 })

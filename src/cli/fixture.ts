@@ -4,9 +4,8 @@ import { createBlockFromRLP } from '../evm/engine.js'
 import { ConfigError, type ConfigInput } from '../config/load.js'
 import { createDevCommon } from '../evm/engine.js'
 import { createDevnet } from '../index.js'
-import { dumpFixtureToFile, readFixtureFile } from '../node/fixture/file.js'
+import { readFixtureFile } from '../node/fixture/file.js'
 import { type LoadableFixture, forEachEntry, fromHex } from '../node/fixture/format.js'
-import { verifyLoadedState } from '../node/fixture/load.js'
 import { flagName } from './start.js'
 
 /**
@@ -106,7 +105,7 @@ export async function runFixtureCommand(argv: string[], fail: (message: string) 
       const devnet = await createDevnet({ fixture: file, mining: 'manual', clock: 'virtual', quiet: true })
       try {
         // The check a start skips for speed: every node against its hash, every state complete.
-        verifyLoadedState(devnet.node, fixture)
+        devnet.node.verifyFixtureState(fixture)
       } finally {
         await devnet.close()
       }
@@ -128,7 +127,7 @@ export async function runFixtureCommand(argv: string[], fail: (message: string) 
       for (let i = 0; i < blocks; i++) await devnet.seal()
       // node.close(), not devnet.close(): a dumpFixture in the config file must not write a second file.
       await devnet.node.close()
-      const { bytes } = await dumpFixtureToFile(devnet.node, file)
+      const { bytes } = await devnet.node.dumpFixtureToFile(file)
       console.log(`wrote ${file}`)
       console.log(describeFixture((await readFixtureFile(file)).fixture, bytes))
     } else return fail(`unknown fixture command "${command}" (try: devnet fixture --help)`)

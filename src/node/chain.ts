@@ -48,6 +48,33 @@ export type ChainReader = {
   remoteBlockHash?: ((number: bigint) => Promise<Uint8Array>) | undefined
 }
 
+/**
+ * A read-only facade over `chain`: what the node hands out (Node.chain), so
+ * a holder of the public node cannot append or truncate even by ignoring
+ * the type. The readers of the node's own modules take the chain itself.
+ */
+export function readerOf(chain: ChainReader): ChainReader {
+  const { logs } = chain
+  return {
+    head: () => chain.head(),
+    genesis: () => chain.genesis(),
+    blockByNumber: (number) => chain.blockByNumber(number),
+    blockByHash: (hash) => chain.blockByHash(hash),
+    txLocation: (hash) => chain.txLocation(hash),
+    safe: () => chain.safe(),
+    finalized: () => chain.finalized(),
+    height: () => chain.height(),
+    logs: {
+      query: (...args) => logs.query(...args),
+      ofBlock: (...args) => logs.ofBlock(...args),
+      countInRange: (...args) => logs.countInRange(...args),
+      size: () => logs.size(),
+    },
+    parentOf: (block) => chain.parentOf(block),
+    remoteBlockHash: chain.remoteBlockHash,
+  }
+}
+
 export type Chain = ChainReader & {
   append(block: ExecutedBlock): StoredBlock
   /**

@@ -61,7 +61,7 @@ const copy = (f: InstalledFilter): InstalledFilter =>
  * time, as geth's do.
  */
 export function createFilterStore(args: {
-  events: Events
+  events: Pick<Events, 'on'>
   chain: ChainReader
   now?: () => number
   /** The per-filter buffer cap (tests make it small). */

@@ -19,13 +19,13 @@ import { cachedTokenGenesis } from '../evm/engine.js'
 import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { createStateManager } from '../evm/engine.js'
 import { type DevAccount, deriveAccounts } from './accounts.js'
-import { type Chain, type StoredBlock, createChain } from './chain.js'
+import { type Chain, type StoredBlock, createChain, readerOf } from './chain.js'
 import { fillAndSignAs } from './fillAndSign.js'
-import type { InternalNode } from './types.js'
-import { dumpFixture } from './fixture/dump.js'
-import { dumpFixtureToFile } from './fixture/file.js'
+import type { Node, NodeParts } from './types.js'
+import { dumpFixture, dumpFixtureText } from './fixture/dump.js'
+import { writeFixtureFile } from './fixture/file.js'
 import type { LoadableFixture } from './fixture/format.js'
-import { type LoadOptions, loadFixture } from './fixture/load.js'
+import { type LoadOptions, loadFixture, verifyLoadedState } from './fixture/load.js'
 import type { CallRequest } from '../evm/execute.js'
 import {
   type ControlParts,
@@ -40,6 +40,7 @@ import {
 import { type ReorgParts, type ReorgTx, dropPreconfirmed, replaceBlocks, rollback } from './reorg.js'
 import { type Clock, createVirtualClock, createWallClock } from './clock.js'
 import { createAutoSeal } from './autoSeal.js'
+import { createCheats } from './cheats.js'
 import { type BlockOverrides, createControls } from './controls.js'
 import {
   FeeCapTooLowError,
@@ -55,14 +56,21 @@ import { type SavedFilters, createFilterStore } from './filters.js'
 import { createPool } from './pool.js'
 import { createPreconf } from './preconf.js'
 import { createQueue } from './queue.js'
+import { createMiningControl } from './miningControl.js'
+import { readyOn, splitPool } from './txpool.js'
+import { waitForInclusion } from './waitForTx.js'
 import { createSealer } from './sealer.js'
 import { createSenderLocks } from './senderLocks.js'
 import { createSnapshots } from './snapshots.js'
-import { type View, createViews } from './views.js'
+import { type BlockId, type View, createViews } from './views.js'
 import { type PayloadAttributes, buildPayload } from './buildPayload.js'
 import { simulate, simulateOptions } from './simulate/engine.js'
 import type { SimulatePayload } from './simulate/types.js'
-import { type TracerSpec, traceBlock } from './trace.js'
+import { createTraces } from './traceOps.js'
+import { createCalls } from './calls.js'
+import { feeHistory } from './feeHistory.js'
+import { type LogRequest, filterLogs, getLogs, newLogFilter } from './logs.js'
+import { createStateReads } from './stateReads.js'
 
 /** A chain imported from geth-format files, ready to continue from its head. */
 export type ImportedChain = {
@@ -129,10 +137,19 @@ function paymentContractsGenesis(common: Common, config: DevnetConfig, accounts:
  * write queue. Nothing here is shared between nodes, so many can run in one
  * process.
  */
-export async function createNode(
-  config: DevnetConfig,
-  options: { imported?: ImportedChain | undefined; fork?: Fork | undefined } = {},
-): Promise<InternalNode> {
+export async function createNode(config: DevnetConfig, options: NodeOptions = {}): Promise<Node> {
+  return (await createNodeWithParts(config, options)).node
+}
+
+/** Where a node's chain comes from besides the dev genesis: a geth import, or a fork of a live chain. */
+export type NodeOptions = { imported?: ImportedChain | undefined; fork?: Fork | undefined }
+
+/**
+ * createNode, also returning the node's writable parts (unqueued): for the
+ * tests of those parts only. Nothing under src/ but this file calls it
+ * (test/architecture.test.ts), so no Node handed out reaches them.
+ */
+export async function createNodeWithParts(config: DevnetConfig, options: NodeOptions = {}): Promise<{ node: Node; parts: NodeParts }> {
   const { imported, fork } = options
   // Hashing switches to the WebAssembly keccak once it is compiled (src/evm/keccak.ts).
   await keccakReady
@@ -400,25 +417,36 @@ export async function createNode(
   /** What time control, header pins and pool drops change (src/node/timeControl.ts), unqueued. */
   const controlParts: ControlParts = { chain, pool, preconf, events, clock, controls, time, seal, nextTimestamp, rebuildPending }
 
-  const node: InternalNode = {
+  const write = <T>(fn: () => Promise<T>) => queue.run(fn)
+  /** One lock per sender for the sends the node fills and signs (src/node/senderLocks.ts). */
+  const senderLocks = createSenderLocks()
+  /** The writable parts, unqueued, for the node's own modules (fixtures) and createNodeWithParts. */
+  const parts: NodeParts = {
+    chain, pool, preconf, state, clock, time, events, views, snapshots, write,
+    cheat: (change) => queue.run(() => cheat(change)),
+    rewind: (number) => queue.run(() => rewind(number)),
+  }
+
+  const node: Node = {
     config,
     /** Set when this chain forks a live one: its upstream, fork block and read cache. */
     fork,
     common,
     chainId: common.chainId(),
     accounts,
-    chain: chain as import('./chain.js').ChainReader,
-    events,
+    chain: readerOf(chain),
+    events: { on: events.on, listenerCount: events.listenerCount },
     filters,
-    clock,
-    queue,
-    time,
-    /** Impersonation, the reported time offset and pinned header fields (test-harness switches). */
-    controls,
-    /** evm_snapshot / evm_revert; `register` lets other components (filters) join snapshots. */
-    snapshots,
+    clock: { get kind() { return clock.kind }, now: () => clock.now() },
+    controls: { isImpersonated: (address: Address) => controls.isImpersonated(address) },
+    snapshots: {
+      take: () => snapshots.take(),
+      revert: (id: bigint) => snapshots.revert(id),
+      reset: () => snapshots.reset(),
+      register: (participant) => snapshots.register(participant),
+    },
     dropped,
-    views,
+    views: { resolve: views.resolve, reader: views.reader, withVm: views.withVm },
     pool: {
       get: (hash: Hex) => pool.get(hash),
       all: () => pool.all(),
@@ -428,7 +456,8 @@ export async function createNode(
       ready: (stateNonce: (from: Address) => bigint) => pool.ready(stateNonce),
     },
     pending: () => preconf.snapshot(),
-    sealer,
+    sealer: { mode: () => sealer.mode() },
+    sendsInFlight: () => senderLocks.size(),
     /** Decodes a raw transaction with the chain's rules. */
     decodeRaw(raw: Uint8Array): TypedTransaction {
       return decodeRawTx(raw, common)
@@ -452,33 +481,36 @@ export async function createNode(
       if (sealed) await sealed
       return hash
     },
-    /** Per-sender locks for the sends the node fills and signs (src/node/senderLocks.ts). */
-    senderLocks: createSenderLocks(),
+    /**
+     * Fills, signs and admits under the sender's lock, so sends from one
+     * account in flight together take consecutive nonces (geth's AddrLocker);
+     * waits for the block in auto mode after the lock is released.
+     */
+    async sendTransaction(request: CallRequest & { from: Hex }, options?: { unsigned?: boolean }): Promise<Hex> {
+      const { hash, sealed } = await senderLocks.run(request.from, async () =>
+        node.enqueue(await fillAndSignAs(node, request, options)),
+      )
+      if (sealed) await sealed
+      return hash
+    },
+    async submitAndWait(tx: TypedTransaction, timeoutMs: number) {
+      return waitForInclusion(node, await node.submit(tx), timeoutMs)
+    },
+    txpool: () => splitPool(node),
     /** Seals a block now (devnet_seal, evm_mine). */
     seal: () => queue.run(seal),
     /** Seals `count` blocks, `interval` seconds apart when given (anvil_mine, hardhat_mine). */
     mine: (count: bigint, interval: bigint) => queue.run(() => mine(count, interval)),
     /** Runs a pre-confirmation tick now (devnet_preconfirm). */
     preconfirm: () => queue.run(tick),
-    /** Runs `fn` as one write, in order with every other change. */
-    write: <T>(fn: () => Promise<T>) => queue.run(fn),
-    /** Restarts the pending block (after a time change) through the queue. */
-    restartPending: () =>
-      queue.run(async () => {
-        if (preconf.executed().length === 0) await preconf.start(chain.head(), nextTimestamp(chain.head()), { reuseState: false })
-      }),
+    ...createMiningControl({ sealer, preconfInterval: config.preconfInterval, write }),
     async close() {
       sealer.stop()
       filters.close()
       await queue.idle()
       fork?.cache.close()
     },
-    /** Changes the head's state outside any transaction, through the queue (cheats). */
-    cheat: (change: (state: StateManagerInterface) => Promise<void>) => queue.run(() => cheat(change)),
-    /** Rebuilds the pending block keeping the pre-confirmed transactions `keep` accepts, through the queue. */
-    rebuildPending: (keep?: (tx: ExecutedTx) => boolean, retime?: bigint) => queue.run(() => rebuildPending(keep, retime)),
-    /** Removes the sealed blocks above `number`, through the queue. */
-    rewind: (number: bigint) => queue.run(() => rewind(number)),
+    ...createCheats({ cheat: parts.cheat, write, controls, token: config.token.address as Hex }),
     /**
      * Replaces the top `depth` blocks with `blocks` (anvil_reorg, devnet_reorg), through the queue; the replaced
      * blocks' transactions are dropped or go back to the pool (src/node/reorg.ts).
@@ -504,23 +536,40 @@ export async function createNode(
     /** Removes the pooled or pre-confirmed transactions `drop` selects; resolves to their hashes. */
     dropTransactions: (drop: (tx: { hash: Hex; from: string }) => boolean) => queue.run(() => dropTransactions(controlParts, drop)),
     /** Runs eth_simulateV1's blocks on top of `view` (src/node/simulate). */
-    simulate: (view: View, payload: SimulatePayload) =>
-      simulate({ common, chain, state, withVm: views.withVm }, view, payload, simulateOptions(config)),
-    /** Builds (without adding it) the block a proposer would get on `parent` (testing_buildBlockV1). */
-    buildPayload: (parent: StoredBlock, attributes: PayloadAttributes, txs: TypedTransaction[], options: { extraData: Hex }) =>
-      buildPayload({ common, state, chain }, parent, attributes, txs, { ...options, desiredGasLimit: config.gasLimit }),
-    /** Re-executes a sealed block under a tracer (debug_trace*); `only` traces one transaction. */
-    traceBlock: (block: StoredBlock, spec: TracerSpec, only?: number) => traceBlock({ common, state, chain }, block, spec, only),
-    dumpFixture: () => dumpFixture(node),
-    dumpFixtureToFile: (file: string) => dumpFixtureToFile(node, file),
-    loadFixture: (fixture: LoadableFixture, options?: LoadOptions) => loadFixture(node, fixture, options),
+    simulate: (id: BlockId, payload: SimulatePayload) =>
+      simulate({ common, chain, state, withVm: views.withVm }, views.resolve(id), payload, simulateOptions(config)),
+    /** Builds (without adding it) the block a proposer would get on `parentHash` (testing_buildBlockV1). */
+    async buildPayload(parentHash: Hex, attributes: PayloadAttributes, txs: TypedTransaction[] | undefined, options: { extraData: Hex }) {
+      const parent = chain.blockByHash(parentHash)
+      if (!parent) throw new InvalidInputError(`parent block ${parentHash} not found`)
+      const candidates = txs ?? (await readyOn(node, parent.hash))
+      return buildPayload({ common, state, chain }, parent, attributes, candidates, { ...options, desiredGasLimit: config.gasLimit })
+    },
+    /** debug_trace*: where the traced transaction or block is, and the replay (src/node/traceOps.ts). */
+    ...createTraces({ views, pending: () => preconf.snapshot(), common, state, chain, gasCap: config.rpcGasCap }),
+    /** eth_call, eth_estimateGas, eth_createAccessList (src/node/calls.ts). */
+    ...createCalls({ views, common, gasCap: config.rpcGasCap }),
+    /** eth_getLogs and the log filters (src/node/logs.ts). */
+    getLogs: (filter: LogRequest) => getLogs(node, filter),
+    newLogFilter: (filter: LogRequest) => newLogFilter(node, filter),
+    filterLogs: (id: Hex) => filterLogs(node, id),
+    /** eth_feeHistory (src/node/feeHistory.ts). */
+    feeHistory: (count: bigint, newest: BlockId, percentiles: readonly number[]) => feeHistory(node, count, newest, percentiles),
+    /** Account state at any block (src/node/stateReads.ts). */
+    ...createStateReads({ views, nextNonce: (from, start) => pool.nextNonce(from, start) }),
+    dumpFixture: () => dumpFixture(node, parts),
+    dumpFixtureText: () => dumpFixtureText(node, parts),
+    async dumpFixtureToFile(file: string) {
+      const text = await dumpFixtureText(node, parts)
+      return writeFixtureFile(file, text)
+    },
+    loadFixture: (fixture: LoadableFixture, options?: LoadOptions) => loadFixture(node, parts, fixture, options),
+    verifyFixtureState: (fixture: LoadableFixture) => verifyLoadedState(node, parts, fixture),
     fillAndSign: (request: CallRequest & { from: Hex }, options?: { unsigned?: boolean }) => fillAndSignAs(node, request, options),
-    /** Unqueued versions, for callers already inside `write`. */
-    internals: { chain, pool, preconf, state, seal, tick, nextTimestamp, cheat, rebuildPending, rewind },
   }
   sealer.start()
-  return node
+  return { node, parts }
 }
 
-export type { InternalNode, Node } from './types.js'
+export type { Node } from './types.js'
 export { createAddressFromString }

@@ -152,10 +152,65 @@ export function checkFile(file: string, source: string): Violation[] {
     if (rule === undefined) add(line, 'unknown-area', `${area} has no rule in test/architecture/rules.ts`)
     else if (!rule.may.includes(to)) add(line, 'layer-direction', `${area} -> ${to} (${target})`)
   }
-  if (area === 'rpc') {
-    const code = stripComments(source)
-    for (const m of code.matchAll(/\.internals\b|\bInternalNode\b/g))
-      add(code.slice(0, m.index).split('\n').length, 'rpc-node-internals', m[0])
+  const code = stripComments(source)
+  const lineOf = (index: number) => code.slice(0, index).split('\n').length
+  if (area === 'rpc')
+    for (const m of code.matchAll(/\.internals\b|\bInternalNode\b/g)) add(lineOf(m.index), 'rpc-node-internals', m[0])
+  // Anywhere: reaching through a node to its writable parts, or naming the internal node type.
+  for (const m of code.matchAll(nodeInternalsAccess)) add(lineOf(m.index), 'node-internals', m[0].replace(/\s+/g, ' '))
+  // A node type (Node, or one extending it) declaring the writable parts as members.
+  for (const { member, index } of nodeTypeMembers(code))
+    if (writablePartsMembers.includes(member)) add(lineOf(index), 'node-internals', `Node.${member}`)
+  // The node module's factory with parts is for src/node and tests only.
+  if (area !== 'node')
+    for (const m of code.matchAll(/\b(createNodeWithParts|NodeParts)\b/g)) add(lineOf(m.index), 'node-parts-outside-node', m[0])
+  if (entryPoints.includes(file)) {
+    for (const m of code.matchAll(/\b(InternalNode|NodeParts|createNodeWithParts|internals)\b/g))
+      add(lineOf(m.index), 'entry-exports-internal-node', m[0])
+    for (const ref of importsOf(source)) {
+      const target = resolveImport(file, ref.specifier)
+      if (target?.startsWith('src/node/') && new RegExp(`export\\s*\\*\\s*from\\s*['"]${escape(ref.specifier)}['"]`).test(code))
+        add(ref.line, 'entry-exports-internal-node', `export * from ${ref.specifier}`)
+    }
   }
   return violations
+}
+
+/** The package's entry points (package.json `exports`): what a user can import. */
+export const entryPoints = ['src/index.ts', 'src/testing/vitest.ts', 'src/testing/prool.ts', 'src/payments/index.ts', 'src/x402/index.ts']
+
+/** Members a node type must not declare: the writable parts and their old names (issue 13). */
+export const writablePartsMembers = ['internals', 'time', 'parts']
+
+/** `node.internals`, `devnet.node.time`, `{ internals } = node`, and the old internal node type. */
+const nodeInternalsAccess =
+  /\b\w*[nN]ode\s*\??\.\s*(internals|time|parts)\b|\{[^{}]*\b(internals|parts)\b[^{}]*\}\s*=\s*[\w.]*\b[nN]ode\b|\bInternalNode\b/g
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * The top-level members of every `interface Node { … }`, and of every
+ * interface or type extending Node (`interface X extends Node { … }`,
+ * `type X = Node & { … }`), with their index in `code`.
+ */
+export function nodeTypeMembers(code: string): { member: string; index: number }[] {
+  const out: { member: string; index: number }[] = []
+  const heads = /\binterface\s+Node\s*\{|\binterface\s+\w+\s+extends\s+[^{]*\bNode\b[^{]*\{|\btype\s+\w+\s*=\s*Node\s*&\s*\{/g
+  for (const head of code.matchAll(heads)) {
+    let depth = 1
+    let lineStart = head.index + head[0].length
+    for (let i = lineStart; i < code.length; i++) {
+      const c = code[i]!
+      // A member's name is what stands between the last separator and its first `:`, `?`, `(` or `<`.
+      if (depth === 1 && ':?(<'.includes(c)) {
+        const name = /^\s*(?:readonly\s+)?(\w+)\s*\??$/.exec(code.slice(lineStart, i))
+        if (name && out[out.length - 1]?.index !== lineStart) out.push({ member: name[1]!, index: lineStart })
+      }
+      if ('{([<'.includes(c)) depth++
+      else if ('})]'.includes(c) || (c === '>' && code[i - 1] !== '=')) {
+        if (--depth === 0) break
+      } else if (depth === 1 && '\n;,'.includes(c)) lineStart = i + 1
+    }
+  }
+  return out
 }

@@ -3,9 +3,9 @@ import { runBlock } from '@ethereumjs/vm'
 import { type Hex, bytesToHex, concatHex, parseGwei, sha256 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { type Devnet, createDevnet } from '../../src/index.js'
 import { createVmAt } from '../../src/evm/vm.js'
 import type { StoredBlock } from '../../src/node/chain.js'
+import { type NodeWithParts, nodeWithParts } from '../nodeWithParts.js'
 import { stockEngine } from './installEngine.js'
 
 const withdrawalQueue = '0x00000961ef480eb55e80d19ad83579a64c007002'
@@ -14,26 +14,27 @@ const systemAddress = '0xfffffffffffffffffffffffffffffffffffffffe'
 const emptyRequestsHash = sha256(new Uint8Array(), 'hex')
 
 /** Re-runs a sealed block with ethereumjs's own runBlock (every system call run for real); throws on any root or hash mismatch. */
-async function replay(devnet: Devnet, block: StoredBlock) {
-  const { common, chain, internals } = devnet.node
+async function replay(devnet: NodeWithParts, block: StoredBlock) {
+  const { common, chain } = devnet.node
   const parent = chain.blockByNumber(block.number - 1n)!
-  const vm = await createVmAt(common, internals.state, parent.stateRoot, chain)
+  const vm = await createVmAt(common, devnet.parts.state, parent.stateRoot, chain)
   await runBlock(vm, { block: block.block, skipBlockValidation: true, skipHeaderValidation: true, skipHardForkValidation: true })
 }
 
 /** Counts the system calls the sealing VM really runs. */
-function countSystemCalls(devnet: Devnet) {
-  const evm = devnet.node.internals.preconf.vm().evm
+function countSystemCalls(devnet: NodeWithParts) {
+  const evm = devnet.parts.preconf.vm().evm
   const spy = vi.spyOn(evm, 'runCall')
   return () => spy.mock.calls.filter(([opts]) => opts.caller?.toString() === systemAddress).length
 }
 
 describe.skipIf(stockEngine)('idle request queues at the end of a block', () => {
-  let devnet: Devnet | undefined
+  // Created with its parts: the tests replay blocks on its state database and spy on the sealing VM.
+  let devnet: NodeWithParts | undefined
   afterEach(async () => devnet?.close())
 
   it('seals the same blocks as running every system call, before, with and after queued requests', async () => {
-    devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+    devnet = await nodeWithParts()
     const node = devnet.node
     const account = privateKeyToAccount(devnet.accounts[0]!.privateKey)
     const systemCalls = countSystemCalls(devnet)
@@ -65,10 +66,10 @@ describe.skipIf(stockEngine)('idle request queues at the end of a block', () => 
   })
 
   it('runs the call when a cheat left a queue slot non-zero, and seals what ethereumjs seals', async () => {
-    devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+    devnet = await nodeWithParts()
     const systemCalls = countSystemCalls(devnet)
     // count = 5 (slot 1): the dequeue call resets it and moves the excess (5 - target 2 = 3).
-    await devnet.node.cheat(async (state) => {
+    await devnet.parts.cheat(async (state) => {
       await state.putStorage(createAddressFromString(withdrawalQueue), new Uint8Array(32).fill(1, 31), Uint8Array.of(5))
     })
     const sealed = (await devnet.node.seal()) as StoredBlock

@@ -57,8 +57,7 @@ describe('evm_snapshot / evm_revert', () => {
     const [, b, c] = devnet.accounts
     const preconfirmed = await transfer(0, b!.address)
     await devnet.preconfirm()
-    const { preconf } = devnet.node.internals
-    const published = preconf.snapshot()
+    const published = devnet.node.pending()
     const pendingBefore = await block('pending')
 
     // Reads only: the very same pending block stays (nothing is re-executed).
@@ -66,7 +65,7 @@ describe('evm_snapshot / evm_revert', () => {
     await balance(b!.address)
     await rpc('eth_call', { from: devnet.accounts[0]!.address, to: c!.address, value: '0x1' }, 'pending')
     expect(await rpc('evm_revert', id)).toBe(true)
-    expect(preconf.snapshot()).toBe(published)
+    expect(devnet.node.pending()).toBe(published)
     expect(await block('pending')).toEqual(pendingBefore)
 
     // A pre-confirmation after the snapshot: the pending block is rebuilt without it.
@@ -75,7 +74,7 @@ describe('evm_snapshot / evm_revert', () => {
     await devnet.preconfirm()
     expect(devnet.node.pending().txs.map((t) => t.hash)).toEqual([preconfirmed, later])
     expect(await rpc('evm_revert', again)).toBe(true)
-    expect(preconf.snapshot()).not.toBe(published)
+    expect(devnet.node.pending()).not.toBe(published)
     expect(devnet.node.pending().txs.map((t) => t.hash)).toEqual([preconfirmed])
     expect(await block('pending')).toEqual(pendingBefore)
     expect(devnet.node.pool.all().map((p) => p.hash)).toEqual([])
@@ -131,7 +130,7 @@ describe('evm_snapshot / evm_revert', () => {
     const original = [await block(1n), await block(2n)]
     const id = await rpc('evm_snapshot')
     // A reorg: drop both blocks and seal different ones in their place.
-    await devnet.node.rewind(0n)
+    await rpc('anvil_rollback', 2)
     await rpc('evm_increaseTime', 99)
     await devnet.seal()
     await devnet.seal()
@@ -151,7 +150,7 @@ describe('evm_snapshot / evm_revert', () => {
   })
 
   test('time controls, mining mode, impersonation and registered components are restored', async () => {
-    const { devnet, rpc } = await start()
+    const { devnet, rpc, block } = await start()
     const stranger = '0x00000000000000000000000000000000000000aa'
     const participant = { value: 'before', save() { return this.value }, restore(v: unknown) { this.value = v as string } }
     devnet.node.snapshots.register(participant)
@@ -164,11 +163,16 @@ describe('evm_snapshot / evm_revert', () => {
     await rpc('evm_increaseTime', 5)
     await rpc('evm_revert', id)
     expect(participant.value).toBe('before')
-    expect(devnet.node.time).toEqual({ next: undefined, interval: undefined })
     expect(await rpc('anvil_getAutomine')).toBe(false)
     expect(devnet.node.controls.isImpersonated(stranger)).toBe(false)
     // The clock is back too: the increase reports its total from the snapshot's offset.
     expect(await rpc('evm_increaseTime', 1)).toBe(1)
+    // Neither the pinned timestamp nor the 60 s interval survived: two blocks, one second apart after the clock's.
+    await devnet.seal()
+    await devnet.seal()
+    const [first, second] = [BigInt((await block(1n)).timestamp), BigInt((await block(2n)).timestamp)]
+    expect(first).not.toBe(0x7fffffffn)
+    expect(second - first).toBe(1n)
   })
 
   test('eight devnets in one process do not interfere', async () => {

@@ -2,13 +2,14 @@ import { Account, createAddressFromString } from '@ethereumjs/util'
 import { parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, test } from 'vitest'
-import { type Devnet, createDevnet } from '../../src/index.js'
+import { type NodeWithParts, nodeWithParts } from '../nodeWithParts.js'
 
 // The node's primitives under every cheat, snapshot and reorg method: a change
 // to the head's state outside any transaction, a rebuild of the pending block,
-// and a rewind of the sealed chain.
+// and a rewind of the sealed chain. They are the node's writable parts, not
+// node operations: the node is created with them (test/nodeWithParts.ts).
 describe('node state primitives', () => {
-  let devnet: Devnet
+  let devnet: NodeWithParts
   afterEach(() => devnet?.close())
 
   const transfer = async (from: number, to: `0x${string}`, value: bigint, nonce: number) => {
@@ -22,12 +23,12 @@ describe('node state primitives', () => {
     BigInt(await devnet.request({ method: 'eth_getBalance', params: [address, tag] }))
 
   test('a cheat changes latest at once and the pre-confirmed transactions run again on top', async () => {
-    devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+    devnet = await nodeWithParts()
     const [a, b] = devnet.accounts
     const headerRoot = devnet.node.chain.head().block.header.stateRoot
     await transfer(0, b!.address, parseEther('1'), 0)
     await devnet.preconfirm()
-    await devnet.node.cheat(async (state) => {
+    await devnet.parts.cheat(async (state) => {
       const address = createAddressFromString(b!.address)
       const account = (await state.getAccount(address)) ?? new Account()
       account.balance = 5n
@@ -45,11 +46,11 @@ describe('node state primitives', () => {
   })
 
   test('a pre-confirmed transaction the cheat makes unrunnable goes back to the pool', async () => {
-    devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+    devnet = await nodeWithParts()
     const [a, b] = devnet.accounts
     const hash = await transfer(0, b!.address, parseEther('1'), 0)
     await devnet.preconfirm()
-    await devnet.node.cheat(async (state) => {
+    await devnet.parts.cheat(async (state) => {
       const address = createAddressFromString(a!.address)
       const account = (await state.getAccount(address))!
       account.balance = 0n
@@ -60,14 +61,14 @@ describe('node state primitives', () => {
   })
 
   test('rewind removes sealed blocks and announces them', async () => {
-    devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+    devnet = await nodeWithParts()
     const [, b] = devnet.accounts
     await transfer(0, b!.address, 1n, 0)
     await devnet.seal()
     await devnet.seal()
     const removed: bigint[] = []
     devnet.node.events.on('removedBlocks', (blocks) => removed.push(...blocks.map((x) => x.number)))
-    await devnet.node.rewind(0n)
+    await devnet.parts.rewind(0n)
     expect(removed).toEqual([1n, 2n])
     expect(devnet.node.chain.height()).toBe(0n)
     expect(devnet.node.pending().number).toBe(1n)

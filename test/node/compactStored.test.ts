@@ -23,7 +23,7 @@ describe('sealed blocks are stored compactly', () => {
       await request('eth_sendRawTransaction', [raw])
     }
     await devnet.seal()
-    const head = devnet.node.internals.chain.head()
+    const head = devnet.node.chain.head()
     expect(head.txs).toHaveLength(3)
     head.txs.forEach((executed, i) => expect(head.block.transactions[i]).toBe(executed.tx))
     // The block still describes the same transactions: its hash and roots are recomputed from them.

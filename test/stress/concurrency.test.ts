@@ -422,7 +422,7 @@ describe('eth_sendTransaction: sends from one account in flight together', () =>
       expect(nonces(a!)).toEqual(expected)
       expect(nonces(b!)).toEqual(expected)
       expect(txs.every((tx) => tx.blockNumber !== null)).toBe(true)
-      expect(devnet.node.senderLocks.size()).toBe(0)
+      expect(devnet.node.sendsInFlight()).toBe(0)
     } finally {
       rpc.close()
       await devnet.close()

@@ -1,5 +1,4 @@
-import type { Address, Hex } from 'viem'
-import { type BlockOverrides, type StateOverrides, estimateGas, runCall, throwIfFailed } from '../../node/call.js'
+import type { BlockOverrides, StateOverrides } from '../../node/call.js'
 import { ArgError, address, blockId, callRequest, data, hash, quantity, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { q } from '../format.js'
@@ -52,76 +51,24 @@ export const callMethods: MethodDef[] = [
     method: 'eth_call',
     params: [callRequest, blockId, stateOverrides, blockOverrides],
     required: 1,
-    handler: async ({ node }, [request, id, state, block]) => {
-      const view = node.views.resolve(id ?? latest)
-      const outcome = await node.views.withVm(view, (vm) =>
-        runCall(node.common, vm, view, request, { stateOverrides: state, blockOverrides: block, gasCap: node.config.rpcGasCap }),
-      )
-      throwIfFailed(outcome)
-      return outcome.returnData
-    },
+    handler: ({ node }, [request, id, state, block]) =>
+      node.call(request, id ?? latest, { stateOverrides: state, blockOverrides: block }),
   }),
   defineMethod({
     method: 'eth_estimateGas',
     params: [callRequest, blockId, stateOverrides, blockOverrides],
     required: 1,
-    handler: async ({ node }, [request, id, state, block]) => {
-      const view = node.views.resolve(id ?? latest)
-      const gas = await node.views.withVm(view, (vm) =>
-        estimateGas(node.common, vm, view, request, { stateOverrides: state, blockOverrides: block, gasCap: node.config.rpcGasCap }),
-      )
-      return q(gas)
-    },
+    handler: async ({ node }, [request, id, state, block]) =>
+      q(await node.estimateGas(request, id ?? latest, { stateOverrides: state, blockOverrides: block })),
   }),
+  // geth's fixed-point search for the access list lives in the node (src/node/calls.ts).
   defineMethod({
     method: 'eth_createAccessList',
     params: [callRequest, blockId, stateOverrides],
     required: 1,
     handler: async ({ node }, [request, id, overrides]) => {
-      const view = node.views.resolve(id ?? latest)
-      return node.views.withVm(view, async (vm) => {
-        // geth: run with the access list found so far until it stops changing.
-        let accessList: { address: Address; storageKeys: Hex[] }[] = request.accessList ?? []
-        const from = (request.from ?? '0x0000000000000000000000000000000000000000').toLowerCase()
-        const to = request.to?.toLowerCase()
-        for (let i = 0; i < 10; i++) {
-          const found = await trace(accessList)
-          const next = found.list
-            .filter((e) => e.address !== from && e.address !== to && !isPrecompile(e.address))
-          const same = JSON.stringify(next) === JSON.stringify(accessList)
-          accessList = next
-          if (same) {
-            const out: Record<string, unknown> = { accessList, gasUsed: q(found.outcome.gasUsed) }
-            if (found.outcome.status === 0) out.error = found.outcome.reverted ? 'execution reverted' : found.outcome.error
-            return out
-          }
-        }
-        const found = await trace(accessList)
-        return { accessList, gasUsed: q(found.outcome.gasUsed) }
-
-        async function trace(list: { address: Address; storageKeys: Hex[] }[]) {
-          const state = vm.stateManager
-          await state.checkpoint()
-          try {
-            const outcome = await runCall(
-              node.common,
-              vm,
-              view,
-              { ...request, accessList: list, type: request.type ?? (request.gasPrice !== undefined ? 1 : 2) },
-              { stateOverrides: overrides, gasCap: node.config.rpcGasCap, reportAccessList: true },
-            )
-            const raw = (outcome.result.accessList ?? []) as { address: string; storageKeys: string[] }[]
-            const list2 = raw
-              .map((e) => ({ address: e.address.toLowerCase() as Address, storageKeys: [...e.storageKeys].map((k) => k.toLowerCase() as Hex).sort() }))
-              .sort((a, b) => (a.address < b.address ? -1 : 1))
-            return { outcome, list: list2 }
-          } finally {
-            await state.revert()
-          }
-        }
-      })
+      const { accessList, gasUsed, error } = await node.createAccessList(request, id ?? latest, overrides)
+      return { accessList, gasUsed: q(gasUsed), ...(error !== undefined ? { error } : {}) }
     },
   }),
 ]
-
-const isPrecompile = (a: string) => (BigInt(a) > 0n && BigInt(a) <= 0x11n) || BigInt(a) === 0x100n

@@ -65,66 +65,15 @@ export const chainMethods: MethodDef[] = [
           throw new InvalidParamsError(`invalid reward percentile: ${ps[i]}`)
         if (i > 0 && ps[i]! < ps[i - 1]!) throw new InvalidParamsError(`invalid reward percentile: #${i - 1}:${ps[i - 1]} > #${i}:${ps[i]}`)
       }
-      const view = node.views.resolve(newest)
-      const last = view.kind === 'pending' ? node.chain.height() : view.number
-      const n = count > 1024n ? 1024n : count
-      // The chain's first block is 0, or a fork's fork block (the history below it is the upstream's).
-      const floor = node.chain.genesis().number
-      const first = last - n + 1n < floor ? floor : last - n + 1n
-      const maxBlob = (() => {
-        try {
-          return node.common.getBlobGasSchedule().maxBlobGasPerBlock
-        } catch {
-          return 0n
-        }
-      })()
-      const baseFees: string[] = []
-      const blobFees: string[] = []
-      const ratios: number[] = []
-      const blobRatios: number[] = []
-      const rewards: string[][] = []
-      for (let number = first; number <= last; number++) {
-        const block = node.chain.blockByNumber(number)!
-        const h = block.block.header
-        baseFees.push(q(h.baseFeePerGas ?? 0n))
-        blobFees.push(q(h.excessBlobGas !== undefined ? h.getBlobGasPrice() : 0n))
-        ratios.push(Number(h.gasUsed) / Number(h.gasLimit))
-        blobRatios.push(maxBlob > 0n ? Number(h.blobGasUsed ?? 0n) / Number(maxBlob) : 0)
-        if (ps.length > 0) {
-          const tips = block.txs
-            .map((tx) => ({ tip: tx.effectiveGasPrice - (h.baseFeePerGas ?? 0n), gas: tx.gasUsed }))
-            .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
-          rewards.push(
-            ps.map((p) => {
-              if (tips.length === 0) return '0x0'
-              const threshold = (Number(h.gasUsed) * p) / 100
-              let sum = 0
-              for (const t of tips) {
-                sum += Number(t.gas)
-                if (sum >= threshold) return q(t.tip)
-              }
-              return q(tips[tips.length - 1]!.tip)
-            }),
-          )
-        }
-      }
-      // The fees of the block after the range: the sealed one, or the one being built.
-      const next = node.chain.blockByNumber(last + 1n)?.block.header
-      if (next) {
-        baseFees.push(q(next.baseFeePerGas ?? 0n))
-        blobFees.push(q(next.excessBlobGas !== undefined ? next.getBlobGasPrice() : 0n))
-      } else {
-        const env = node.pending().env
-        baseFees.push(q(env.baseFeePerGas ?? 0n))
-        blobFees.push(q(env.excessBlobGas !== undefined ? blobBaseFee(env.excessBlobGas, node.common) : 0n))
-      }
+      // The loop over the blocks is the node's (src/node/feeHistory.ts).
+      const history = node.feeHistory(count, newest, ps)
       return {
-        oldestBlock: q(first),
-        ...(ps.length > 0 ? { reward: rewards } : {}),
-        baseFeePerGas: baseFees,
-        gasUsedRatio: ratios,
-        baseFeePerBlobGas: blobFees,
-        blobGasUsedRatio: blobRatios,
+        oldestBlock: q(history.oldestBlock),
+        ...(history.reward ? { reward: history.reward.map((tips) => tips.map(q)) } : {}),
+        baseFeePerGas: history.baseFeePerGas.map(q),
+        gasUsedRatio: history.gasUsedRatio,
+        baseFeePerBlobGas: history.baseFeePerBlobGas.map(q),
+        blobGasUsedRatio: history.blobGasUsedRatio,
       }
     },
   }),

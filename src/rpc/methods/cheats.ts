@@ -1,4 +1,3 @@
-import { setBalance, setCode, setNonce, setStorageAt } from '../../node/stateAccess.js'
 import { address, bool, data } from '../codecs.js'
 import type { MethodDef } from '../defineMethod.js'
 import { looseUint, looseUint64, word } from '../harnessCodecs.js'
@@ -6,9 +5,10 @@ import { harnessMethod } from './harness.js'
 
 /**
  * State cheats (anvil_/hardhat_ setBalance, setCode, setNonce, setStorageAt,
- * plus ganache's evm_setAccount* names) and impersonation. Each state cheat
- * is one `node.cheat`: it changes the head's state (latest sees it at once,
- * as on Anvil) and the pre-confirmed transactions run again on top.
+ * plus ganache's evm_setAccount* names) and impersonation. Each is one node
+ * operation (src/node/cheats.ts): a state cheat changes the head's state
+ * (latest sees it at once, as on Anvil) and the pre-confirmed transactions
+ * run again on top.
  */
 export const cheatMethods: MethodDef[] = [
   ...harnessMethod({
@@ -16,21 +16,21 @@ export const cheatMethods: MethodDef[] = [
     hardhat: ['hardhat_setBalance'],
     params: [address, looseUint],
     handler: ({ node }, [at, balance]) =>
-      node.cheat((state) => setBalance(state, at, balance)),
+      node.setBalance(at, balance),
   }),
   ...harnessMethod({
     anvil: ['anvil_setCode', 'evm_setAccountCode'],
     hardhat: ['hardhat_setCode'],
     params: [address, data],
     handler: ({ node }, [at, code]) =>
-      node.cheat((state) => setCode(state, at, code)),
+      node.setCode(at, code),
   }),
   ...harnessMethod({
     anvil: ['anvil_setNonce', 'evm_setAccountNonce'],
     hardhat: ['hardhat_setNonce'],
     params: [address, looseUint64],
     handler: ({ node }, [at, nonce]) =>
-      node.cheat((state) => setNonce(state, at, nonce)),
+      node.setNonce(at, nonce),
   }),
   // Anvil answers true here, unlike its other setters.
   ...harnessMethod({
@@ -38,7 +38,7 @@ export const cheatMethods: MethodDef[] = [
     hardhat: ['hardhat_setStorageAt'],
     params: [address, word, word],
     handler: async ({ node }, [at, slot, value]) => {
-      await node.cheat((state) => setStorageAt(state, at, slot, value))
+      await node.setStorageAt(at, slot, value)
       return true
     },
   }),
@@ -46,21 +46,18 @@ export const cheatMethods: MethodDef[] = [
     anvil: ['anvil_impersonateAccount'],
     hardhat: ['hardhat_impersonateAccount'],
     params: [address],
-    handler: ({ node }, [at]) => node.write(async () => node.controls.impersonate(at)),
+    handler: ({ node }, [at]) => node.impersonate(at, true),
   }),
   ...harnessMethod({
     anvil: ['anvil_stopImpersonatingAccount'],
     hardhat: ['hardhat_stopImpersonatingAccount'],
     params: [address],
-    handler: ({ node }, [at]) => node.write(async () => node.controls.stopImpersonating(at)),
+    handler: ({ node }, [at]) => node.impersonate(at, false),
   }),
   ...harnessMethod({
     anvil: ['anvil_autoImpersonateAccount'],
     hardhat: ['hardhat_autoImpersonateAccount'],
     params: [bool],
-    handler: ({ node }, [enabled]) =>
-      node.write(async () => {
-        node.controls.autoImpersonate = enabled
-      }),
+    handler: ({ node }, [enabled]) => node.autoImpersonate(enabled),
   }),
 ]

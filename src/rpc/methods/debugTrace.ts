@@ -1,8 +1,5 @@
 import type { BlockOverrides, StateOverrides } from '../../node/call.js'
-import type { StoredBlock } from '../../node/chain.js'
-import { InvalidInputError } from '../../node/errors.js'
-import type { Node } from '../../node/node.js'
-import { type TracerSpec, pendingAsBlock, traceCall } from '../../node/trace.js'
+import type { TracerSpec } from '../../node/trace.js'
 import { ArgError, blockId, callRequest, hash } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { blockOverrides, stateOverrides } from './call.js'
@@ -34,57 +31,34 @@ export const debugTraceMethods: MethodDef[] = [
     method: 'debug_traceCall',
     params: [callRequest, blockId, traceCallConfig],
     required: 1,
-    handler: async ({ node }, [request, id, config]) => {
-      const view = node.views.resolve(id ?? { tag: 'latest' })
-      const options = {
-        stateOverrides: config?.stateOverrides,
-        blockOverrides: config?.blockOverrides,
-        gasCap: node.config.rpcGasCap,
-      }
-      return traceCall({ common: node.common, withVm: node.views.withVm }, view, request, options, config?.spec ?? defaultTracer)
-    },
+    handler: ({ node }, [request, id, config]) =>
+      node.traceCall(
+        request,
+        id ?? { tag: 'latest' },
+        { stateOverrides: config?.stateOverrides, blockOverrides: config?.blockOverrides },
+        config?.spec ?? defaultTracer,
+      ),
   }),
   defineMethod({
     method: 'debug_traceTransaction',
     params: [hash, traceConfig],
     required: 1,
-    handler: async ({ node }, [txHash, config]) => {
-      const at = node.chain.txLocation(txHash)
-      if (at) return (await replay(node, at.block, config, at.index))[0]!.result
-      const snapshot = node.pending()
-      const index = snapshot.txs.findIndex((t) => t.hash === txHash)
-      if (index < 0) throw new InvalidInputError('transaction not found')
-      return (await replay(node, pendingAsBlock(node.common, snapshot), config, index))[0]!.result
-    },
+    handler: ({ node }, [txHash, config]) => node.traceTransaction(txHash, config ?? defaultTracer),
   }),
   defineMethod({
     method: 'debug_traceBlockByNumber',
     params: [blockNumber, traceConfig],
     required: 1,
-    handler: async ({ node }, [number, config]) => {
-      if (number === 'pending') return replay(node, pendingAsBlock(node.common, node.pending()), config)
-      const view = node.views.resolve(number)
-      if (view.kind !== 'sealed') throw new InvalidInputError('header not found')
-      return replay(node, view.block, config)
-    },
+    handler: ({ node }, [number, config]) => node.traceBlockByNumber(number, config ?? defaultTracer),
   }),
   defineMethod({
     method: 'debug_traceBlockByHash',
     params: [hash, traceConfig],
     required: 1,
-    handler: async ({ node }, [blockHash, config]) => {
-      const block = node.chain.blockByHash(blockHash)
-      if (!block) throw new InvalidInputError(`block ${blockHash} not found`)
-      return replay(node, block, config)
-    },
+    handler: ({ node }, [blockHash, config]) => node.traceBlockByHash(blockHash, config ?? defaultTracer),
   }),
 ]
 
-function replay(node: Node, block: StoredBlock, spec: TracerSpec | undefined, only?: number) {
-  return node.traceBlock(block, spec ?? defaultTracer, only)
-}
-
-/** A block number or tag for debug_traceBlockByNumber (no EIP-1898 object, as geth). */
 function blockNumber(value: unknown) {
   if (value === 'pending') return 'pending' as const
   const id = blockId(value)

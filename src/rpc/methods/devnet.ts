@@ -1,7 +1,5 @@
 import { bytesToHex } from 'viem/utils'
-import type { Node } from '../../node/node.js'
 import type { PooledTx } from '../../node/pool.js'
-import { readAccount } from '../../node/stateAccess.js'
 import { ArgError, address, uint64 } from '../codecs.js'
 import { type MethodDef, alias, defineMethod } from '../defineMethod.js'
 import { formatTx, q } from '../format.js'
@@ -119,13 +117,13 @@ export const devnetMethods: MethodDef[] = [
   }),
 ]
 
-/** geth's txpool namespace: txpool_status, txpool_content, txpool_contentFrom, txpool_inspect. */
+/** geth's txpool namespace: txpool_status, txpool_content, txpool_contentFrom, txpool_inspect; the split is the node's (src/node/txpool.ts). */
 export const txpoolMethods: MethodDef[] = [
   defineMethod({
     method: 'txpool_status',
     params: [],
     handler: async ({ node }) => {
-      const { pending, queued } = await split(node)
+      const { pending, queued } = await node.txpool()
       return { pending: q(pending.length), queued: q(queued.length) }
     },
   }),
@@ -133,7 +131,7 @@ export const txpoolMethods: MethodDef[] = [
     method: 'txpool_content',
     params: [],
     handler: async ({ node }) => {
-      const { pending, queued } = await split(node)
+      const { pending, queued } = await node.txpool()
       return { pending: group(pending), queued: group(queued) }
     },
   }),
@@ -141,7 +139,7 @@ export const txpoolMethods: MethodDef[] = [
     method: 'txpool_contentFrom',
     params: [address],
     handler: async ({ node }, [from]) => {
-      const { pending, queued } = await split(node)
+      const { pending, queued } = await node.txpool()
       const pick = (list: typeof pending) => group(list.filter((p) => p.from.toLowerCase() === from))
       return { pending: pick(pending)[from] ?? {}, queued: pick(queued)[from] ?? {} }
     },
@@ -150,7 +148,7 @@ export const txpoolMethods: MethodDef[] = [
     method: 'txpool_inspect',
     params: [],
     handler: async ({ node }) => {
-      const { pending, queued } = await split(node)
+      const { pending, queued } = await node.txpool()
       const summary = (list: typeof pending) => {
         const out: Record<string, Record<string, string>> = {}
         for (const p of list) {
@@ -167,35 +165,6 @@ export const txpoolMethods: MethodDef[] = [
 ]
 
 type Entry = PooledTx
-
-/**
- * geth's split of the pool: `pending` holds the pre-confirmed transactions
- * (not sealed yet) and each sender's pooled transactions that run in order
- * from the sender's nonce in the pending (pre-confirmed) state,
- * `queued` the ones behind a nonce gap (and any already below that nonce,
- * which the next tick drops). The nonce is read from the pending snapshot,
- * the same state eth_getTransactionCount(`pending`) reads, rather than from
- * the working VM, which a tick may be changing meanwhile.
- */
-async function split(node: Node) {
-  const reader = node.views.reader(node.views.resolve({ tag: 'pending' }))
-  // Pre-confirmed but not sealed is still pending to a pool reader, as on Anvil with automine off.
-  const pending: Entry[] = node.pending().txs.map((e) => ({ tx: e.tx, hash: e.hash, from: e.from, nonce: e.tx.nonce, seq: -1 }))
-  const queued: Entry[] = []
-  const next = new Map<string, bigint>()
-  for (const p of [...node.pool.all()].sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0))) {
-    let expected = next.get(p.from)
-    if (expected === undefined) {
-      expected = (await readAccount(reader, p.from))?.nonce ?? 0n
-      next.set(p.from, expected)
-    }
-    if (p.nonce === expected) {
-      pending.push(p)
-      next.set(p.from, expected + 1n)
-    } else queued.push(p)
-  }
-  return { pending, queued }
-}
 
 function group(list: Entry[]) {
   const out: Record<string, Record<string, unknown>> = {}

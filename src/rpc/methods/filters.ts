@@ -1,12 +1,10 @@
 import type { Hex } from 'viem'
 import type { LogChange } from '../../node/filters.js'
-import type { Node } from '../../node/node.js'
-import type { BlockId } from '../../node/views.js'
 import { ArgError, bool } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidInputError } from '../errors.js'
 import { transactionByHash } from './blocks.js'
-import { type LogFilter, formatIndexedLog, getLogs, logFilter } from './logs.js'
+import { formatIndexedLog, logFilter } from './logs.js'
 
 /** A filter id as geth hands them out: 0x-prefixed hex. */
 const filterId = (value: unknown): Hex => {
@@ -15,14 +13,6 @@ const filterId = (value: unknown): Hex => {
 }
 
 const notFound = () => new InvalidInputError('filter not found')
-
-/** A numeric end of a filter's range; tags leave that side open, as geth's filter system does. */
-const bound = (node: Node, id: BlockId | undefined): bigint | undefined => {
-  if (!id) return undefined
-  if ('number' in id) return id.number
-  if ('hash' in id) return node.views.resolve(id).number
-  return id.tag === 'earliest' ? 0n : undefined
-}
 
 const formatChange = (change: LogChange) => formatIndexedLog(change.log, change.removed)
 
@@ -36,15 +26,7 @@ export const filterMethods: MethodDef[] = [
   defineMethod({
     method: 'eth_newFilter',
     params: [logFilter],
-    handler: ({ node }, [filter]) => {
-      const bounds = filter.blockHash
-        ? (() => {
-            const n = node.views.resolve({ hash: filter.blockHash }).number
-            return { from: n, to: n }
-          })()
-        : { from: bound(node, filter.from), to: bound(node, filter.to) }
-      return node.filters.newLogFilter(filter, bounds, filter)
-    },
+    handler: ({ node }, [filter]) => node.newLogFilter(filter),
   }),
   defineMethod({
     method: 'eth_newBlockFilter',
@@ -73,11 +55,7 @@ export const filterMethods: MethodDef[] = [
   defineMethod({
     method: 'eth_getFilterLogs',
     params: [filterId],
-    handler: ({ node }, [id]) => {
-      const filter = node.filters.get(id)
-      if (!filter || filter.kind !== 'logs') throw notFound()
-      return getLogs(node, filter.criteria as LogFilter)
-    },
+    handler: ({ node }, [id]) => node.filterLogs(id).map((log) => formatIndexedLog(log)),
   }),
   defineMethod({
     method: 'eth_uninstallFilter',

@@ -1,5 +1,4 @@
 import type { Hex } from 'viem'
-import type { MiningConfig } from '../../config/schema.js'
 import type { Node } from '../../node/node.js'
 import { address, bool, hash } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
@@ -10,27 +9,10 @@ import { harnessMethod } from './harness.js'
 /** Most blocks one anvil_mine/hardhat_mine may seal: each is a real block here, not a lazy range. */
 export const maxMineCount = 100_000n
 
-const setMode = (node: Node, mode: MiningConfig) =>
-  node.write(async () => {
-    if (JSON.stringify(node.sealer.mode()) !== JSON.stringify(mode)) node.sealer.setMode(mode)
-  })
-
-/** Mining switched off by a test client: transactions wait for a seal but show in `pending` at once, as on Anvil. */
-const manualMode: MiningConfig = { type: 'manual', preconfirm: 'submit' }
-
-/** Interval mining every `ms`; the pre-confirmation tick stays at the configured pace or faster. */
-const intervalMode = (node: Node, ms: bigint): MiningConfig => {
-  const blockTime = Number(ms)
-  return { type: 'interval', blockTime, preconfInterval: Math.min(node.config.preconfInterval, blockTime) }
-}
-
 function setIntervalMining(node: Node, ms: bigint) {
   if (ms > 86_400_000n) throw new InvalidParamsError(`mining interval ${ms} ms is longer than a day`)
-  if (ms === 0n) {
-    // Hardhat and Anvil: 0 turns interval mining off.
-    return node.sealer.mode().type === 'interval' ? setMode(node, manualMode) : Promise.resolve()
-  }
-  return setMode(node, intervalMode(node, ms))
+  // Hardhat and Anvil: 0 turns interval mining off.
+  return node.setIntervalMining(ms)
 }
 
 /** Removes pooled or pre-confirmed transactions that `drop` selects; returns the hashes removed. */
@@ -56,10 +38,7 @@ export const miningMethods: MethodDef[] = [
     anvil: ['evm_setAutomine', 'anvil_setAutomine'],
     hardhat: ['hardhat_setAutomine'],
     params: [bool],
-    handler: ({ node }, [enabled]) => {
-      if (enabled) return setMode(node, { type: 'auto' })
-      return node.sealer.mode().type === 'auto' ? setMode(node, manualMode) : undefined
-    },
+    handler: ({ node }, [enabled]) => node.setAutomine(enabled),
   }),
   ...['anvil_getAutomine', 'hardhat_getAutomine'].map((method) =>
     defineMethod({ method, params: [], handler: ({ node }) => node.sealer.mode().type === 'auto' }),
@@ -148,9 +127,7 @@ export const miningMethods: MethodDef[] = [
     anvil: ['anvil_setLoggingEnabled'],
     hardhat: ['hardhat_setLoggingEnabled'],
     params: [bool],
-    handler: ({ node }, [enabled]) => {
-      node.controls.logging = enabled
-    },
+    handler: ({ node }, [enabled]) => node.setLogging(enabled),
   }),
   ...harnessMethod({
     anvil: ['anvil_reset'],

@@ -1,4 +1,3 @@
-import { stateProof } from '../../node/stateAccess.js'
 import { ArgError, address, blockId, storageKey } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { q } from '../format.js'
@@ -41,8 +40,7 @@ export const proofMethods: MethodDef[] = [
     params: [address, proofKeys, blockId],
     required: 2,
     handler: async ({ node }, [addr, keys, id]) => {
-      const reader = node.views.reader(node.views.resolve(id ?? { tag: 'latest' }))
-      const proof = await stateProof(reader, addr, keys.map(({ key }) => key))
+      const proof = await node.getProof(addr, keys.map(({ key }) => key), id ?? { tag: 'latest' })
       // An empty storage trie proves nothing: geth gives each key value 0 and no nodes.
       const emptyStorage = proof.emptyStorage
       return {

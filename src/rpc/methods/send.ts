@@ -1,13 +1,12 @@
 import type { Hex } from 'viem'
 import { hexToBytes } from 'viem/utils'
-import type { CallRequest, TypedTransaction } from '../../node/engineTypes.js'
-import { TimeoutError, TxRejectedError } from '../../node/errors.js'
-import { fillAndSignAs } from '../../node/fillAndSign.js'
+import type { TypedTransaction } from '../../node/engineTypes.js'
+import { TxRejectedError } from '../../node/errors.js'
 import type { Node } from '../../node/node.js'
 import { callRequest, data, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError } from '../errors.js'
-import { receiptOf } from './blocks.js'
+import { receiptOfBlock, receiptOfPreconf } from '../format.js'
 
 export function decodeRaw(node: Node, raw: Hex): TypedTransaction {
   try {
@@ -19,53 +18,15 @@ export function decodeRaw(node: Node, raw: Hex): TypedTransaction {
   }
 }
 
-/** Waits until `hash` has a receipt (pre-confirmed or sealed), or `timeoutMs` passes. */
-export function waitForReceipt(node: Node, txHash: Hex, timeoutMs: number) {
-  return new Promise<Record<string, unknown>>((resolve, reject) => {
-    const done = () => {
-      const receipt = receiptOf(node, txHash)
-      if (!receipt) return false
-      cleanup()
-      resolve(receipt)
-      return true
-    }
-    const offPreconf = node.events.on('preconf', () => void done())
-    const offHead = node.events.on('newHead', () => void done())
-    const timer = setTimeout(() => {
-      cleanup()
-      reject(new TimeoutError(`The transaction was added to the mempool but wasn't processed within ${timeoutMs}ms.`, txHash))
-    }, timeoutMs)
-    const cleanup = () => {
-      offPreconf()
-      offHead()
-      clearTimeout(timer)
-    }
-    done()
-  })
-}
-
-/** Fills and signs `request` as its sender (node/fillAndSign.ts); `from` is required. */
-export function fillAndSign(
-  node: Node,
-  request: CallRequest,
-  options: { unsigned?: boolean } = {},
-): Promise<TypedTransaction> {
+/**
+ * Fills, signs and admits a transaction as its sender (Node.sendTransaction:
+ * under the sender's lock, so sends in flight together take consecutive
+ * nonces); `from` is required.
+ */
+function sendFilled(node: Node, request: ReturnType<typeof callRequest>, options: { unsigned?: boolean } = {}) {
   const from = request.from
   if (!from) throw new InvalidParamsError('invalid argument 0: from is required')
-  return fillAndSignAs(node, { ...request, from }, options)
-}
-
-/**
- * Fills, signs and admits a transaction under its sender's lock, so sends
- * from one account in flight together take consecutive nonces (geth's
- * AddrLocker); waits for the block in auto mode after the lock is released.
- */
-async function sendFilled(node: Node, request: ReturnType<typeof callRequest>, options: { unsigned?: boolean } = {}) {
-  const { hash, sealed } = await node.senderLocks.run(request.from ?? '', async () =>
-    node.enqueue(await fillAndSign(node, request, options)),
-  )
-  if (sealed) await sealed
-  return hash
+  return node.sendTransaction({ ...request, from }, options)
 }
 
 /**
@@ -98,8 +59,8 @@ export const sendMethods: MethodDef[] = [
       const max = 6000n
       if (timeout !== undefined && timeout > max)
         throw new InvalidParamsError(`time out too long, timeout: ${timeout} ms, max: ${max} ms`)
-      const txHash = await node.submit(decodeRaw(node, raw))
-      return waitForReceipt(node, txHash, Number(timeout ?? max))
+      const at = await node.submitAndWait(decodeRaw(node, raw), Number(timeout ?? max))
+      return at.kind === 'sealed' ? receiptOfBlock(at.block, at.index) : receiptOfPreconf(at.snapshot, at.index)
     },
   }),
 ]

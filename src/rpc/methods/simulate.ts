@@ -109,8 +109,7 @@ export const simulateMethods: MethodDef[] = [
     params: [simulatePayload, blockId],
     required: 1,
     handler: async ({ node }, [payload, id]) => {
-      const view = node.views.resolve(id ?? latest)
-      const blocks = await node.simulate(view, payload)
+      const blocks = await node.simulate(id ?? latest, payload)
       return blocks.map((block) => formatSimulatedBlock(block, payload.returnFullTransactions))
     },
   }),

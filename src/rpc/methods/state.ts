@@ -1,5 +1,3 @@
-import type { Hex } from 'viem'
-import { readAccount, readCode, readStorageWord, readStorageWords } from '../../node/stateAccess.js'
 import { ArgError, address, blockId, storageKey } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { q } from '../format.js'
@@ -40,50 +38,33 @@ export const stateMethods: MethodDef[] = [
     method: 'eth_getBalance',
     params: [address, blockId],
     required: 1,
-    handler: async ({ node }, [addr, id]) => {
-      const view = node.views.resolve(id ?? latest)
-      const account = await readAccount(node.views.reader(view), addr)
-      return q(account?.balance ?? 0n)
-    },
+    handler: async ({ node }, [addr, id]) => q(await node.getBalance(addr, id ?? latest)),
   }),
   defineMethod({
     method: 'eth_getTransactionCount',
     params: [address, blockId],
     required: 1,
-    handler: async ({ node }, [addr, id]) => {
-      const view = node.views.resolve(id ?? latest)
-      const account = await readAccount(node.views.reader(view), addr)
-      const nonce = account?.nonce ?? 0n
-      return q(view.kind === 'pending' ? node.pool.nextNonce(addr, nonce) : nonce)
-    },
+    handler: async ({ node }, [addr, id]) => q(await node.getTransactionCount(addr, id ?? latest)),
   }),
   defineMethod({
     method: 'eth_getCode',
     params: [address, blockId],
     required: 1,
-    handler: async ({ node }, [addr, id]) => {
-      const view = node.views.resolve(id ?? latest)
-      return readCode(node.views.reader(view), addr)
-    },
+    handler: ({ node }, [addr, id]) => node.getCode(addr, id ?? latest),
   }),
   defineMethod({
     method: 'eth_getStorageAt',
     params: [address, storageKey, blockId],
     required: 2,
-    handler: async ({ node }, [addr, slot, id]) => {
-      const view = node.views.resolve(id ?? latest)
-      return readStorageWord(node.views.reader(view), addr, slot)
-    },
+    handler: ({ node }, [addr, slot, id]) => node.getStorageAt(addr, slot, id ?? latest),
   }),
   defineMethod({
     method: 'eth_getStorageValues',
     params: [storageRequest, blockId],
     required: 1,
     handler: async ({ node }, [request, id]) => {
-      const reader = node.views.reader(node.views.resolve(id ?? latest))
-      const out: Record<string, Hex[]> = {}
-      for (const { key, addr, slots } of request) out[key] = await readStorageWords(reader, addr, slots)
-      return out
+      const words = await node.getStorageValues(request.map(({ addr, slots }) => ({ address: addr, slots })), id ?? latest)
+      return Object.fromEntries(request.map(({ key }, i) => [key, words[i]!]))
     },
   }),
 ]

@@ -1,10 +1,8 @@
-import type { Address, Hex } from 'viem'
+import type { Hex } from 'viem'
 import { bytesToHex, hexToBytes } from 'viem/utils'
 import type { PayloadAttributes } from '../../node/buildPayload.js'
-import { InvalidInputError } from '../../node/errors.js'
 import type { TypedTransaction } from '../../node/engineTypes.js'
 import type { Node } from '../../node/node.js'
-import { readAccount } from '../../node/stateAccess.js'
 import { ArgError, address, data, hash, quantity, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError } from '../errors.js'
@@ -39,15 +37,8 @@ export const testingMethods: MethodDef[] = [
     params: [hash, payloadAttributes, rawTransactions, data],
     required: 2,
     handler: async ({ node }, [parentHash, attributes, raws, extraData]) => {
-      const parent = node.chain.blockByHash(parentHash)
-      if (!parent) throw new InvalidInputError(`parent block ${parentHash} not found`)
-      const txs = raws === undefined ? await candidates(node, parent.hash) : raws.map((raw, i) => decode(node, raw, i))
-      const built = await node.buildPayload(
-        parent,
-        attributes,
-        txs,
-        { extraData: extraData ?? '0x' },
-      )
+      const txs = raws?.map((raw, i) => decode(node, raw, i))
+      const built = await node.buildPayload(parentHash, attributes, txs, { extraData: extraData ?? '0x' })
       const h = built.block.header
       return {
         executionPayload: {
@@ -86,17 +77,6 @@ export const testingMethods: MethodDef[] = [
     },
   }),
 ]
-
-/** What devnet would seal next on `parent`: pre-confirmed txs (on the head) then the pool's executable ones. */
-async function candidates(node: Node, parent: Hex): Promise<TypedTransaction[]> {
-  const onHead = parent === node.chain.head().hash
-  const preconfirmed = onHead ? node.pending().txs.map((t) => t.tx) : []
-  const reader = node.views.reader(node.views.resolve(onHead ? { tag: 'pending' } : { hash: parent }))
-  const nonces = new Map<Address, bigint>()
-  for (const p of node.pool.all())
-    if (!nonces.has(p.from)) nonces.set(p.from, (await readAccount(reader, p.from))?.nonce ?? 0n)
-  return [...preconfirmed, ...node.pool.ready((from) => nonces.get(from) ?? 0n).map((p) => p.tx)]
-}
 
 function decode(node: Node, raw: Hex, index: number): TypedTransaction {
   try {

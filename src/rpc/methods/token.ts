@@ -1,12 +1,4 @@
-import type { Hex } from 'viem'
-import type { Node } from '../../node/node.js'
-import {
-  maxTokenBalance,
-  tokenBalanceWrites,
-  tokenBlacklistedWrites,
-  tokenPausedWrites,
-  writeTokenSlots,
-} from '../../node/stateAccess.js'
+import { maxTokenBalance } from '../../node/stateAccess.js'
 import { ArgError, address, bool, quantity } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 
@@ -14,7 +6,7 @@ import { type MethodDef, defineMethod } from '../defineMethod.js'
  * Token cheats: devnet_setTokenBalance, devnet_setTokenPaused,
  * devnet_setTokenBlacklisted. They write the payment token's storage directly
  * (no owner, pauser or blacklister key needed), like Anvil's `deal` does for
- * balances, through `node.cheat`: `latest` sees the change at once, and the
+ * balances (node operations, src/node/cheats.ts): `latest` sees the change at once, and the
  * pre-confirmed transactions run again on top of it, so `pending` does too (a
  * pre-confirmed transfer the change makes revert is re-run and reverts).
  *
@@ -40,18 +32,26 @@ export const tokenMethods: MethodDef[] = [
   defineMethod({
     method: 'devnet_setTokenBalance',
     params: [address, units],
-    handler: ({ node }, [holder, amount]) => writeToken(node, tokenBalanceWrites(holder, amount)),
+    handler: async ({ node }, [holder, amount]) => {
+      await node.setTokenBalance(holder, amount)
+      return null
+    },
   }),
   defineMethod({
     method: 'devnet_setTokenPaused',
     params: [bool],
-    handler: ({ node }, [paused]) => writeToken(node, tokenPausedWrites(paused)),
+    handler: async ({ node }, [paused]) => {
+      await node.setTokenPaused(paused)
+      return null
+    },
   }),
   defineMethod({
     method: 'devnet_setTokenBlacklisted',
     params: [address, bool],
-    handler: ({ node }, [account, blacklisted]) =>
-      writeToken(node, tokenBlacklistedWrites(account, blacklisted)),
+    handler: async ({ node }, [account, blacklisted]) => {
+      await node.setTokenBlacklisted(account, blacklisted)
+      return null
+    },
   }),
 ]
 
@@ -69,10 +69,4 @@ function units(value: unknown): bigint {
   else amount = quantity(value)
   if (amount < 0n || amount > maxTokenBalance) throw new ArgError(`token amount out of range [0, 2^255 - 1]: ${amount}`)
   return amount
-}
-
-/** Computes the token's slot writes from the head state and applies them as one cheat. */
-async function writeToken(node: Node, writes: Parameters<typeof writeTokenSlots>[2]): Promise<null> {
-  await node.cheat((state) => writeTokenSlots(state, node.config.token.address as Hex, writes))
-  return null
 }
