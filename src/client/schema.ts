@@ -177,7 +177,7 @@ type EthSchema = [
   /** Anvil's: sends from any address without its key. */
   Entry<'eth_sendUnsignedTransaction', readonly [request: SendRequest], Hash>,
   /** EIP-7966: answers with the receipt once the transaction is pre-confirmed; `timeout` in ms (at most 6000). */
-  Entry<'eth_sendRawTransactionSync', readonly [signedTransaction: Hex, timeout?: Quantity], RpcTransactionReceipt>,
+  Entry<'eth_sendRawTransactionSync', readonly [signedTransaction: Hex, timeout?: number | Quantity], RpcTransactionReceipt>,
   Wallet<'eth_sign'>,
   Wallet<'personal_sign'>,
   Entry<

@@ -33,6 +33,19 @@ export const uint64 = (value: unknown): bigint => {
   return n
 }
 
+/**
+ * Milliseconds as a JSON number or a hex quantity: eth_sendRawTransactionSync's
+ * timeout, which EIP-7966's examples, Base and viem send as a plain number
+ * (geth's `*uint64` reads a number too), and which devnet took as hex before.
+ */
+export const millis = (value: unknown): bigint => {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value) || value < 0) return fail(`cannot unmarshal number ${value} into Go value of type uint64`)
+    return BigInt(value)
+  }
+  return uint64(value)
+}
+
 export const data = (value: unknown): Hex => {
   if (typeof value !== 'string') return fail(`cannot unmarshal ${describe(value)} into Go value of type hexutil.Bytes`)
   if (!value.startsWith('0x')) return fail('hex string without 0x prefix')

@@ -3,7 +3,7 @@ import { hexToBytes } from 'viem/utils'
 import type { TypedTransaction } from '../../node/engineTypes.js'
 import { TxRejectedError } from '../../node/errors.js'
 import type { Node } from '../../node/node.js'
-import { callRequest, data, uint64 } from '../codecs.js'
+import { callRequest, data, millis } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { InvalidParamsError } from '../errors.js'
 import { receiptOfBlock, receiptOfPreconf } from '../format.js'
@@ -53,7 +53,7 @@ export const sendMethods: MethodDef[] = [
   }),
   defineMethod({
     method: 'eth_sendRawTransactionSync',
-    params: [data, uint64],
+    params: [data, millis],
     required: 1,
     handler: async ({ node }, [raw, timeout]) => {
       const max = 6000n
