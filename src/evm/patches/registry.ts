@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { createBlock } from '@ethereumjs/block'
 import { BlockBuilder, Bloom, runTx } from '@ethereumjs/vm'
 import { Common } from '@ethereumjs/common'
 import { EVM } from '@ethereumjs/evm'
@@ -414,6 +415,15 @@ export const enginePatches: readonly EnginePatch[] = [
     scope: 'instance',
     upstream: () => [runTx],
     fingerprint: '7effafbcc77c6379e87f2328d0a84e70481ffa22c41690fb3737e095656952aa',
+  },
+  {
+    id: 'builder-seal',
+    replaces: ['@ethereumjs/vm: BlockBuilder.prototype.build (for eth_simulateV1 blocks)'],
+    why: 'The EIP-7685 request accumulation (two system calls on idle queues) and a second block construction: about a third of a one-call eth_simulateV1 (PLACEHOLDER).',
+    file: 'src/evm/builderSeal.ts',
+    scope: 'instance',
+    upstream: () => [BlockBuilder, createBlock],
+    fingerprint: 'dadb6438d0234c178877ac96cb711e50d81b271be50077cdbe30a3fa6c2f8003',
   },
 ]
 
