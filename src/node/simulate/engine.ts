@@ -324,7 +324,9 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
     gasUsed += spent
     blobGasUsed += result.blobGasUsed ?? 0n
     internals.transactions.push(tx)
-    internals.transactionResults.push(result)
+    // Only what sealing reads (bloom, receipt): the whole result would keep the call's interpreter state alive
+    // (memory, stack, environment) until the request ends, 100 of them for a 100-call block.
+    internals.transactionResults.push({ receipt: result.receipt, bloom: result.bloom } as RunTxResult)
     txs.push(executed)
     calls.push(callResult(result, tx, logs, () => logIndex++))
   }
