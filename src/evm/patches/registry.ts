@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { createBlock } from '@ethereumjs/block'
+import { Block, createBlock } from '@ethereumjs/block'
 import { BlockBuilder, Bloom, runTx } from '@ethereumjs/vm'
 import { Common } from '@ethereumjs/common'
 import { EVM } from '@ethereumjs/evm'
@@ -424,6 +424,15 @@ export const enginePatches: readonly EnginePatch[] = [
     scope: 'instance',
     upstream: () => [BlockBuilder, createBlock],
     fingerprint: 'dadb6438d0234c178877ac96cb711e50d81b271be50077cdbe30a3fa6c2f8003',
+  },
+  {
+    id: 'block-size',
+    replaces: ['@ethereumjs/block: Block.prototype.serialize (for a block\'s size only)'],
+    why: 'A block\'s size encoded the whole block (every transaction copied) to read its length: a few percent of a 100-call eth_simulateV1.',
+    file: 'src/evm/blockSize.ts',
+    scope: 'instance',
+    upstream: () => [proto(Block).serialize, proto(Block).raw],
+    fingerprint: '2d3b18c1d7f804a91da2f9d27e34b4424a2dfe91956abfd3eaf8f72075522974',
   },
 ]
 
