@@ -1,5 +1,5 @@
 import type { VM } from '@ethereumjs/vm'
-import { type Address as EthAddress, bigIntToAddressBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util'
+import { Address, type Address as EthAddress, bigIntToAddressBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import { systemContracts } from './systemContracts.js'
 import { patchActive } from './patches/registry.js'
 
@@ -45,6 +45,29 @@ async function isIdleQueueCall(vm: VM, systemAddress: Uint8Array, opts: RunCallO
   const state = vm.stateManager
   if (!equalsBytes(await state.getCode(opts.to), queue.code)) return false
   for (const slot of queueSlots) if ((await state.getStorage(opts.to, slot)).length !== 0) return false
+  return true
+}
+
+/**
+ * Whether BlockBuilder.build's EIP-7002 and EIP-7251 request accumulation
+ * would yield no requests and leave the state as it was: for each active
+ * queue, either no account at its address (accumulateRequests answers an
+ * empty request without a call) or a call `isIdleQueueCall` would answer.
+ */
+export async function requestQueuesIdle(vm: VM): Promise<boolean> {
+  const common = vm.common
+  const active = [
+    [7002, 'withdrawalRequestPredeployAddress'],
+    [7251, 'consolidationRequestPredeployAddress'],
+  ] as const
+  for (const [eip, param] of active) {
+    if (!common.isActivatedEIP(eip)) continue
+    const address = new Address(bigIntToAddressBytes(common.param(param)))
+    if ((await vm.stateManager.getAccount(address)) === undefined) continue
+    const queue = queues.find((q) => equalsBytes(q.address, address.bytes))
+    if (!queue || !equalsBytes(await vm.stateManager.getCode(address), queue.code)) return false
+    for (const slot of queueSlots) if ((await vm.stateManager.getStorage(address, slot)).length !== 0) return false
+  }
   return true
 }
 

@@ -20,6 +20,8 @@ export type StoredBlock = ExecutedBlock & {
   stateRoot: Uint8Array
   /** The header's timestamp, when known without reading `block` (a fixture load's blocks are decoded on first read). */
   timestamp?: bigint
+  /** The block's RLP size, when known without encoding it (eth_simulateV1's blocks). */
+  size?: number
 }
 
 /** Read-only access to the sealed chain: what the pre-confirmed layer and readers get (invariant I5). */

@@ -8,7 +8,7 @@ import type { Address, Hex } from 'viem'
 import { bytesToHex, getContractAddress, keccak256 } from 'viem/utils'
 import type { BlockEnv } from '../evm/execute.js'
 import { toEvmLogs } from '../evm/engine.js'
-import type { ExecutedBlock, ExecutedTx } from '../evm/types.js'
+import type { EvmLog, ExecutedBlock, ExecutedTx } from '../evm/types.js'
 import { withIdleRequestQueues } from '../evm/engine.js'
 import { createVmAt } from '../evm/engine.js'
 import { deferFlushToRoot } from '../evm/engine.js'
@@ -62,6 +62,8 @@ export function toExecutedTx(
   result: RunTxResult,
   previousCumulative: bigint,
   baseFee: bigint,
+  /** The receipt's logs, when the caller has already converted them. */
+  logs?: EvmLog[],
 ): ExecutedTx {
   const receipt = result.receipt as RunTxResult['receipt'] & {
     status?: 0 | 1
@@ -80,7 +82,7 @@ export function toExecutedTx(
     // geth reports the would-be address for every creation, failed ones too
     contractAddress:
       tx.to === undefined ? (getContractAddress({ from, nonce: tx.nonce }).toLowerCase() as Address) : null,
-    logs: toEvmLogs(receipt.logs),
+    logs: logs ?? toEvmLogs(receipt.logs),
     blobGasUsed: receipt.blobGasUsed,
     blobGasPrice: receipt.blobGasPrice,
     logsBloom: receipt.bitvector,

@@ -173,7 +173,7 @@ export function formatBlock(stored: StoredBlock, full: boolean) {
   out.receiptsRoot = bytesToHex(h.receiptTrie)
   if (h.requestsHash !== undefined) out.requestsHash = bytesToHex(h.requestsHash)
   out.sha3Uncles = bytesToHex(h.uncleHash)
-  out.size = q(block.serialize().length)
+  out.size = q(stored.size ?? block.serialize().length)
   out.stateRoot = bytesToHex(h.stateRoot)
   out.timestamp = q(h.timestamp)
   if (h.difficulty > 0n || h.number === 0n && h.difficulty > 0n) out.totalDifficulty = undefined

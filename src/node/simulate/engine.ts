@@ -5,6 +5,7 @@ import { BlockBuilder, type RunTxResult, type VM, runTx } from '../../evm/engine
 import type { Hex } from 'viem'
 import { bytesToHex, hexToBytes } from 'viem/utils'
 import type { DevnetConfig } from '../../config/schema.js'
+import { blockSize } from '../../evm/engine.js'
 import { type BlockEnv, blockFromEnv, toEvmLogs } from '../../evm/engine.js'
 import type { EvmLog, ExecutedTx } from '../../evm/types.js'
 import { type BlockSource, blockchainOf, createVmAt } from '../../evm/engine.js'
@@ -320,11 +321,15 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
 
     const spent = result.totalGasSpent
     args.budget.remaining = args.budget.remaining > spent ? args.budget.remaining - spent : 0n
-    const executed = toExecutedTx(tx, bytesToHex(tx.hash()), from, result, gasUsed, execBlock.header.baseFeePerGas ?? 0n)
+    // Without traceTransfers the call's logs are the receipt's, already converted.
+    const receiptLogs = payload.traceTransfers ? undefined : logs
+    const executed = toExecutedTx(tx, bytesToHex(tx.hash()), from, result, gasUsed, execBlock.header.baseFeePerGas ?? 0n, receiptLogs)
     gasUsed += spent
     blobGasUsed += result.blobGasUsed ?? 0n
     internals.transactions.push(tx)
-    internals.transactionResults.push(result)
+    // Only what sealing reads (bloom, receipt): the whole result would keep the call's interpreter state alive
+    // (memory, stack, environment) until the request ends, 100 of them for a 100-call block.
+    internals.transactionResults.push({ receipt: result.receipt, bloom: result.bloom } as RunTxResult)
     txs.push(executed)
     calls.push(callResult(result, tx, logs, () => logIndex++))
   }
@@ -332,7 +337,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   internals.blobGasUsed = blobGasUsed
   internals.checkpointed = false
   const sealed = await assemble(builder, internals, state, options.computeStateRoot)
-  return { block: sealed, hash: bytesToHex(sealed.hash()), txs, calls }
+  return { block: sealed, hash: bytesToHex(sealed.hash()), size: blockSize(sealed), txs, calls }
 }
 
 /** The call result geth reports: status, return data, gas, logs (none when it failed), and the error. */

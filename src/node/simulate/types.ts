@@ -47,6 +47,8 @@ export type SimCallResult = {
 export type SimulatedBlock = {
   block: Block
   hash: Hex
+  /** The block's RLP size (the `size` field). */
+  size: number
   txs: ExecutedTx[]
   calls: SimCallResult[]
 }

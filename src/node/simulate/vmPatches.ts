@@ -4,6 +4,7 @@ import type { TypedTransaction } from '../../evm/engine.js'
 import { KECCAK256_RLP, createAddressFromString } from '../../evm/engine.js'
 import { type BlockBuilder, type RunTxResult, type VM, encodeReceipt } from '../../evm/engine.js'
 import { keccak256 } from 'viem/utils'
+import { sealBuiltBlock } from '../../evm/engine.js'
 import { withIdleRequestQueues } from '../../evm/engine.js'
 import { orderedTrieRoot } from '../../evm/engine.js'
 import type { Hex } from 'viem'
@@ -35,6 +36,9 @@ export async function assemble(
   const transactionsTrie = orderedTrieRoot(txs.map((tx) => tx.serialize()), keccak)
   const receiptTrie =
     results.length === 0 ? KECCAK256_RLP : orderedTrieRoot(results.map((r, i) => encodeReceipt(r.receipt, txs[i]!.type)), keccak)
+  const stateRoot = computeStateRoot ? () => state.getStateRoot() : async () => new Uint8Array(32)
+  const header = await sealBuiltBlock(builder, { transactionsTrie, receiptTrie, stateRoot })
+  if (header !== undefined) return new BlockClass(header, txs, [], undefined, { common: header.common })
   Object.assign(builder, { transactionsTrie: async () => transactionsTrie, receiptTrie: async () => receiptTrie })
   internals.transactions = []
   // Empty EIP-7002/7251 queues answer "no requests" without an EVM call, as when sealing (same roots, same requests hash).

@@ -77,7 +77,7 @@ export const simulatePayload = (value: unknown): SimulatePayload => {
 export function formatSimulatedBlock(sim: SimulatedBlock, full: boolean) {
   const header = sim.block.header
   const out = formatBlock(
-    { block: sim.block, txs: sim.txs, number: header.number, hash: sim.hash, logOffsets: [], stateRoot: header.stateRoot },
+    { block: sim.block, txs: sim.txs, number: header.number, hash: sim.hash, logOffsets: [], stateRoot: header.stateRoot, size: sim.size },
     full,
   )
   out.calls = sim.calls.map((call, index) => {

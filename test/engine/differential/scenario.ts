@@ -27,6 +27,8 @@ import { createHash } from 'node:crypto'
 import {
   type Hex,
   bytesToHex,
+  concatHex,
+  encodeAbiParameters,
   encodeDeployData,
   encodeFunctionData,
   getContractAddress,
@@ -82,6 +84,7 @@ export async function runScenario(seed: number, cases: number, engine: string): 
     await run.randomPhase(seed, cases)
     await run.tokenPhase()
     await run.tracePhase()
+    await run.requestsPhase()
     return { seed, cases, engine, hardfork, entries }
   } finally {
     await devnet.close()
@@ -274,6 +277,39 @@ class Run {
       traceTransfers: true,
     }, 'latest'])
     this.entries.push({ label: 'trace: eth_simulateV1 transfers, logs, selfdestruct', answer })
+  }
+
+  /**
+   * Simulated blocks whose EIP-7685 requests are not empty, where devnet's engine seals through BlockBuilder.build
+   * again (src/evm/builderSeal.ts): a withdrawal and a consolidation request queued in one block and dequeued at
+   * its end, an idle block after it, and a deposit log (code by override at the deposit contract) of the layout
+   * EIP-6110 parses. Before Prague the queues are empty addresses and the log is an ordinary one.
+   */
+  async requestsPhase(): Promise<void> {
+    const sender = this.keys[4]!.address
+    const pubkey = `0x${'ab'.repeat(48)}` as Hex
+    const depositTopic = '0x649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5'
+    const depositContract = '0x00000000219ab540356cbb839cbe05303d7705fa'
+    const deposit = encodeAbiParameters(
+      ['bytes', 'bytes', 'bytes', 'bytes', 'bytes'].map((type) => ({ type })),
+      [pubkey, `0x${'01'.repeat(32)}`, '0x0040597307000000', `0x${'cd'.repeat(96)}`, '0x0000000000000000'],
+    )
+    // CALLDATACOPY(0, 0, CALLDATASIZE); LOG1(0, CALLDATASIZE, depositTopic)
+    const logger = `0x3660006000377f${depositTopic.slice(2)}366000a100` as Hex
+    const answer = await this.answer('eth_simulateV1', [{
+      blockStateCalls: [
+        {
+          stateOverrides: { [sender]: { balance: toHex(10n ** 20n) }, [depositContract]: { code: logger } },
+          calls: [
+            { from: sender, to: '0x00000961ef480eb55e80d19ad83579a64c007002', value: toHex(1n), data: concatHex([pubkey, '0x0000000000000001']) },
+            { from: sender, to: '0x0000bbddc7ce488642fb579f8b00f3a590007251', value: toHex(1n), data: concatHex([pubkey, `0x${'ef'.repeat(48)}`]) },
+          ],
+        },
+        { calls: [] },
+        { calls: [{ from: sender, to: depositContract, data: deposit }] },
+      ],
+    }, 'latest'])
+    this.entries.push({ label: 'requests: eth_simulateV1 queued requests and a deposit log', answer })
   }
 
   async tokenPhase(): Promise<void> {

@@ -1,0 +1,125 @@
+/**
+ * In-process CPU per eth_simulateV1 request for the shared harness' step g
+ * workloads (../shared/bench/peers.mjs stepSimulate: the same token, the same
+ * payloads), without HTTP: each case is warmed up first (JIT), then run for
+ * `--seconds`, and reported as p50 latency and process CPU per request (user +
+ * system, GC threads included), the figure to compare on a shared machine.
+ * `--profile DIR` also writes a V8 CPU profile of each measured loop, `--heap
+ * DIR` a sampling heap profile (where the allocations the GC collects come from).
+ *
+ * `--cold` measures as the harness does instead: after the transactions and
+ * calls of its earlier steps (here 200 token transfers and 1,000 balanceOf
+ * calls, which warm the shared paths), no warm-up, the p50 of 30 requests per
+ * case: what code first compiled for eth_simulateV1 costs.
+ *
+ *   npx tsx bench/simulatePerf.ts [--seconds 3] [--only sim1,sim100,simtrace] [--profile /tmp/prof] [--heap /tmp/prof] [--cold]
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
+import { type Hex, encodeAbiParameters, encodeDeployData, encodeFunctionData, keccak256, pad, parseAbi, toHex } from 'viem'
+import { createDevnet } from '../src/index.js'
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name)
+  return i >= 0 ? process.argv[i + 1] : undefined
+}
+const seconds = Number(arg('--seconds') ?? 3)
+const only = arg('--only')?.split(',')
+const profileDir = arg('--profile')
+const heapDir = arg('--heap')
+const cold = process.argv.includes('--cold')
+
+const artifact = JSON.parse(readFileSync(new URL('../../shared/bench/contracts/build/BenchToken.json', import.meta.url), 'utf8')) as { bytecode: Hex; abi: unknown[] }
+const abi = parseAbi([
+  'function transfer(address to, uint256 value) returns (bool)',
+  'function mint(address to, uint256 value)',
+  'function balanceOf(address) view returns (uint256)',
+])
+const label = (s: string) => keccak256(toHex(s)).slice(0, 42) as Hex
+
+const devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+const request = (method: string, params: unknown[]) => devnet.request({ method, params } as never) as Promise<unknown>
+const from = devnet.accounts[0]!.address
+const deploy = encodeDeployData({ abi: artifact.abi, bytecode: artifact.bytecode, args: ['Bench USD', '2', 'BUSD'] })
+const deployHash = (await request('eth_sendTransaction', [{ from, data: deploy, gas: toHex(5_000_000) }])) as Hex
+await devnet.seal()
+const token = ((await request('eth_getTransactionReceipt', [deployHash])) as { contractAddress: Hex }).contractAddress
+if (cold) {
+  await request('eth_sendTransaction', [{ from, to: token, data: encodeFunctionData({ abi, functionName: 'mint', args: [from, 10n ** 15n] }) }])
+  await devnet.seal()
+  for (let i = 0; i < 200; i++) {
+    const data = encodeFunctionData({ abi, functionName: 'transfer', args: [label(`warm-${i}`), 1n] })
+    await request('eth_sendTransaction', [{ from, to: token, data }])
+    if (i % 10 === 9) await devnet.seal()
+  }
+  const data = encodeFunctionData({ abi, functionName: 'balanceOf', args: [from] })
+  for (let i = 0; i < 1000; i++) await request('eth_call', [{ to: token, data }, 'latest'])
+}
+
+// The harness' payloads: a sender with no funds of its own, given ETH and a token balance by overrides.
+const X = label('sim-sender')
+const R = label('sim-recipient')
+const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [X, 0n]))
+const stateOverrides = { [X]: { balance: toHex(10n ** 21n) }, [token]: { stateDiff: { [slot]: pad(toHex(10n ** 12n)) } } }
+const xfer = (to: Hex) => ({ from: X, to: token, data: encodeFunctionData({ abi, functionName: 'transfer', args: [to, 1_000_000n] }) })
+const fee = { maxFeePerGas: toHex(100_000_000_000n), maxPriorityFeePerGas: toHex(1_000_000_000n), gas: toHex(200_000) }
+const cases: Record<string, unknown[]> = {
+  sim1: [{ blockStateCalls: [{ stateOverrides, calls: [xfer(R)] }], traceTransfers: false, validation: false }, 'latest'],
+  sim100: [
+    { blockStateCalls: [{ stateOverrides, calls: Array.from({ length: 100 }, (_, i) => xfer(label(`sim-r-${i}`))) }], traceTransfers: false, validation: false },
+    'latest',
+  ],
+  simtrace: [
+    { blockStateCalls: [{ stateOverrides, calls: [{ from: X, to: R, value: toHex(12345n), ...fee }, { ...xfer(R), ...fee }] }], traceTransfers: true, validation: true },
+    'latest',
+  ],
+}
+
+async function loop(fn: () => Promise<unknown>, ms: number, reps = Number.POSITIVE_INFINITY) {
+  const latencies: number[] = []
+  const end = performance.now() + ms
+  const cpu = process.cpuUsage()
+  while (performance.now() < end && latencies.length < reps) {
+    const t = performance.now()
+    await fn()
+    latencies.push(performance.now() - t)
+  }
+  const used = process.cpuUsage(cpu)
+  latencies.sort((a, b) => a - b)
+  return { count: latencies.length, p50: latencies[Math.floor(latencies.length / 2)]!, cpu: (used.user + used.system) / 1000 / latencies.length }
+}
+
+const session = new Session()
+session.connect()
+for (const [name, params] of Object.entries(cases)) {
+  if (only && !only.includes(name)) continue
+  const [block] = (await request('eth_simulateV1', params)) as { calls: { status: Hex }[] }[]
+  const ok = block!.calls.filter((c) => c.status === '0x1').length
+  if (ok !== block!.calls.length) throw new Error(`${name}: ${ok}/${block!.calls.length} calls succeeded`)
+  const run = () => request('eth_simulateV1', params)
+  if (cold) {
+    await run()
+    const r = await loop(run, 3000, 30)
+    console.log(`${name.padEnd(9)} p50 ${r.p50.toFixed(3)} ms   cpu ${r.cpu.toFixed(3)} ms/req   (first ${r.count} requests, cold)`)
+    continue
+  }
+  await loop(run, 1000)
+  if (profileDir) {
+    await session.post('Profiler.enable')
+    await session.post('Profiler.start')
+  }
+  // Sampled allocations, all kept (collected ones too): the profile shows where the GC's work comes from.
+  if (heapDir) await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+  const r = await loop(run, seconds * 1000)
+  if (heapDir) {
+    const { profile } = await session.post('HeapProfiler.stopSampling')
+    writeFileSync(`${heapDir}/${name}.heapprofile`, JSON.stringify(profile))
+  }
+  if (profileDir) {
+    const { profile } = await session.post('Profiler.stop')
+    writeFileSync(`${profileDir}/${name}.cpuprofile`, JSON.stringify(profile))
+  }
+  console.log(`${name.padEnd(9)} p50 ${r.p50.toFixed(3)} ms   cpu ${r.cpu.toFixed(3)} ms/req   (${r.count} requests)`)
+}
+session.disconnect()
+await devnet.close()

@@ -1,0 +1,89 @@
+import { type Block, type BlockOptions, createBlockHeader, genRequestsRoot } from '@ethereumjs/block'
+import { ConsensusType, Mainnet } from '@ethereumjs/common'
+import { bytesToHex } from '@ethereumjs/util'
+import { type BlockBuilder, Bloom, type RunTxResult, type VM } from '@ethereumjs/vm'
+import { sha256 } from 'viem/utils'
+import { requestQueuesIdle } from './idleRequestQueues.js'
+import { patchActive } from './patches/registry.js'
+
+/**
+ * BlockBuilder.build for a block whose transactions devnet ran itself and
+ * whose tries it has already computed (eth_simulateV1's blocks): the header
+ * build() would make, made once, without the EIP-7685 request accumulation's
+ * system calls when they provably yield nothing.
+ *
+ * build() accumulates the EIP-7685 requests by scanning every receipt for
+ * deposit logs and calling the EIP-7002 and EIP-7251 queue contracts (each a
+ * system call: account reads, address parsing, parameter lookups, the
+ * idle-queue check, the system account put back), then creates the block
+ * through createBlock, whose header the caller wraps in a second Block: about
+ * a third of a one-call simulation. When no receipt carries a deposit log and
+ * both queues are idle (idleRequestQueues.ts: the contracts' code with all
+ * four queue slots zero, or no contract at all), every request is empty, so
+ * the requests hash is genRequestsRoot of nothing, and the system calls would
+ * have left the state as it was (the system account is put back to what it
+ * was read as). The header is then build()'s: the builder's header data with
+ * the same roots, bloom (the receipts' blooms OR-ed), gas and blob gas.
+ *
+ * Anything else returns undefined and the caller runs build(): proof of work
+ * (miner reward) or a clique signer, withdrawals to credit, EIP-7928 block
+ * access lists, EIP-8282 builder requests, a deposit log, a queued request.
+ */
+export async function sealBuiltBlock(
+  builder: BlockBuilder,
+  roots: { transactionsTrie: Uint8Array; receiptTrie: Uint8Array; stateRoot: () => Promise<Uint8Array> },
+): Promise<Block['header'] | undefined> {
+  if (!patchActive('builder-seal')) return undefined
+  const internals = builder as unknown as Internals
+  const { vm } = internals
+  const common = vm.common
+  if (common.consensusType() !== ConsensusType.ProofOfStake || internals.blockOpts.cliqueSigner !== undefined) return undefined
+  if (internals.withdrawals !== undefined || common.isActivatedEIP(7928) || common.isActivatedEIP(8282)) return undefined
+  const results = internals.transactionResults
+  let requestsHash: Uint8Array | undefined
+  if (common.isActivatedEIP(7685)) {
+    if (common.isActivatedEIP(6110) && hasDepositLog(common, results)) return undefined
+    if (!(await requestQueuesIdle(vm))) return undefined
+    const sha256Function = common.customCrypto.sha256 ?? ((data: Uint8Array) => sha256(data, 'bytes'))
+    requestsHash = genRequestsRoot([], sha256Function)
+  }
+  const logsBloom = new Bloom(undefined, common)
+  for (const result of results) logsBloom.or(result.bloom)
+  const headerData = {
+    ...internals.headerData,
+    stateRoot: await roots.stateRoot(),
+    transactionsTrie: roots.transactionsTrie,
+    withdrawalsRoot: undefined,
+    receiptTrie: roots.receiptTrie,
+    logsBloom: logsBloom.bitvector,
+    gasUsed: internals.gasUsed,
+    timestamp: internals.headerData.timestamp ?? 0n,
+    blobGasUsed: common.isActivatedEIP(4844) ? internals.blobGasUsed : undefined,
+    requestsHash,
+  }
+  return createBlockHeader(headerData, internals.blockOpts)
+}
+
+type Internals = {
+  vm: VM
+  blockOpts: BlockOptions & { cliqueSigner?: unknown }
+  headerData: Record<string, unknown> & { timestamp?: bigint }
+  withdrawals: unknown[] | undefined
+  transactionResults: Pick<RunTxResult, 'receipt' | 'bloom'>[]
+  gasUsed: bigint
+  blobGasUsed: bigint
+}
+
+const depositTopic = '0x649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5'
+
+/** Whether any receipt holds a log that accumulateRequests would parse as a deposit (EIP-6110). */
+function hasDepositLog(common: VM['common'], results: Internals['transactionResults']): boolean {
+  const configured = (common as unknown as { _chainParams: { depositContractAddress?: string } })._chainParams.depositContractAddress
+  const contract = (configured ?? Mainnet.depositContractAddress)?.toLowerCase()
+  // No address: accumulateRequests throws, so build() must run to say so.
+  if (contract === undefined) return true
+  for (const { receipt } of results)
+    for (const [address, topics] of receipt.logs)
+      if (topics.length > 0 && bytesToHex(topics[0]!) === depositTopic && bytesToHex(address).toLowerCase() === contract) return true
+  return false
+}
