@@ -191,14 +191,20 @@ async function buildNode(resolved: DevnetConfig): Promise<{ config: DevnetConfig
     fixture = (await readFixtureFile(resolved.fixture)).fixture
   }
   const config = fixture ? configWithFixture(resolved, fixture) : resolved
-  if (config.fork) {
-    if (config.genesis || fixture) throw new ConfigError('"fork" cannot be combined with "genesis" or "fixture"')
+  if (config.fork || fixture?.fork) {
+    if (config.genesis || (fixture && !fixture.fork))
+      throw new ConfigError('"fork" cannot be combined with "genesis" or with a fixture of a chain from genesis')
     const { openFork } = await import('./node/fork/open.js')
+    const { recordedFork } = await import('./node/fixture/fork.js')
     const { deriveAccounts } = await import('./node/accounts.js')
-    const { fork, imported } = await openFork(config, deriveAccounts(config.mnemonic, config.accounts))
+    // A fixture of a fork reopens it over the reads it recorded (a fork URL, if given, only reads what they lack).
+    const recorded = fixture?.fork && recordedFork(fixture.fork)
+    const { fork, imported } = await openFork(config, deriveAccounts(config.mnemonic, config.accounts), recorded)
     // The config says the chain id the fork runs under: the upstream's, or --fork-chain-id's.
     const forked = Object.freeze({ ...config, chainId: imported.common.chainId() })
-    return { config: forked, node: await createNode(forked, { imported, fork }) }
+    const node = await createNode(forked, { imported, fork })
+    if (fixture) await loadFixture(node, fixture)
+    return { config: forked, node }
   }
   const imported = await importFiles(config)
   const node = await createNode(config, { imported })

@@ -41,6 +41,10 @@ export type RemoteOptions = {
   maxBatch?: number | undefined
   /** Never send: every read not answered by a cache fails (a fork replayed from its recorded cache). */
   offline?: boolean | undefined
+  /** How messages name the upstream (default: the URL, redacted). */
+  upstream?: string | undefined
+  /** Why a read is refused when offline (default: the fork cache has no answer). */
+  offlineReason?: string | undefined
 }
 
 type Waiter = { resolve(value: unknown): void; reject(error: unknown): void }
@@ -56,7 +60,7 @@ type Queued = { method: string; params: unknown[]; key: string; waiters: Waiter[
  */
 export function createRemote(options: RemoteOptions) {
   const url = options.url
-  const upstream = redact(url)
+  const upstream = options.upstream ?? redact(url)
   const timeoutMs = options.timeoutMs ?? 30_000
   const attempts = options.attempts ?? 5
   const backoffMs = options.backoffMs ?? 100
@@ -156,7 +160,7 @@ export function createRemote(options: RemoteOptions) {
     stats,
     /** One read; batched with the others of this tick, coalesced with an identical one in flight. */
     request<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-      if (options.offline) return Promise.reject(new ForkRemoteError(upstream, method, 'offline, and the fork cache has no answer for it'))
+      if (options.offline) return Promise.reject(new ForkRemoteError(upstream, method, options.offlineReason ?? 'offline, and the fork cache has no answer for it'))
       const key = `${method}:${JSON.stringify(params)}`
       return new Promise<T>((resolve, reject) => {
         const waiter = { resolve: resolve as (v: unknown) => void, reject }
