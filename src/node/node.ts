@@ -64,6 +64,17 @@ import { simulate, simulateOptions } from './simulate/engine.js'
 import type { SimulatePayload } from './simulate/types.js'
 import { type TracerSpec, traceBlock } from './trace.js'
 
+/** Asks a fork's upstream for what `tx` will read (fork/prefetch.ts); a transaction without a valid signature is left to admission. */
+function prefetchOnFork(fork: Fork, tx: TypedTransaction) {
+  let from: ReturnType<TypedTransaction['getSenderAddress']>
+  try {
+    from = tx.getSenderAddress()
+  } catch {
+    return
+  }
+  fork.cache.prefetch(from, tx.to, tx.data)
+}
+
 /** A chain imported from geth-format files, ready to continue from its head. */
 export type ImportedChain = {
   common: Common
@@ -438,6 +449,8 @@ export async function createNode(
      * pre-confirmed); `sealed`, in auto mode, settles when its block is sealed.
      */
     enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<StoredBlock> | undefined }> {
+      // On a fork, the upstream reads the transaction will make go out now, while it waits for the queue.
+      if (fork) prefetchOnFork(fork, tx)
       return queue.run(async () => {
         const hash = await admit(tx)
         const mode = sealer.mode()

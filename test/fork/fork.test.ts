@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Hex, encodeFunctionData, getContractAddress, parseEther } from 'viem'
+import { type Hex, encodeAbiParameters, encodeFunctionData, getContractAddress, keccak256, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
 import { type StartedDevnet, startDevnet } from '../../src/index.js'
@@ -190,6 +190,22 @@ describe('fork: local blocks', () => {
     expect(await forkCall('evm_revert', [id])).toBe(true)
     expect(BigInt(await forkCall('eth_call', [{ to: token, data: balanceOf(recipients[0]) }, 'latest']))).toBe(6_000_000n)
     expect(BigInt(await forkCall('eth_call', [{ to: token, data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'paused' }) }, 'latest']))).toBe(0n)
+  })
+
+  test('a transfer to a new recipient has its balance slot asked for at admission, once the function is learnt', async () => {
+    const token = remote.token.address.toLowerCase()
+    const slotOf = (who: Hex) => keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [who, 9n]))
+    const recorded = () => fork.node.fork!.cache.recorded().storage[token] ?? {}
+    const fresh = ['0x3000000000000000000000000000000000000001', '0x3000000000000000000000000000000000000002'] as const
+    // The first transfer runs: its cold read of balances[to] teaches (transfer, argument 0, slot 9).
+    await send(fork, 0, { to: remote.token.address, data: transfer(fresh[0], 1n) })
+    await fork.preconfirm()
+    expect(recorded()[slotOf(fresh[0])]).toBeDefined()
+    // The second is only admitted (manual mining, no tick): the slot is read from the upstream all the same.
+    await send(fork, 0, { to: remote.token.address, data: transfer(fresh[1], 1n) })
+    for (let i = 0; i < 300 && recorded()[slotOf(fresh[1])] === undefined; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(recorded()[slotOf(fresh[1])]).toBe(await remoteCall('eth_getStorageAt', [token, slotOf(fresh[1]), hex(pin)]))
+    await fork.seal()
   })
 
   test('eth_simulateV1 runs on the fork', async () => {

@@ -90,6 +90,8 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[], rec
   const state = createStateManager(common)
   await attachFork(state, cache.source)
   const sorted = [...accounts].sort((a, b) => (a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1))
+  // Read all the dev accounts at once (one JSON-RPC batch), not one round trip each in the loop below.
+  await Promise.all(sorted.map(({ address }) => cache.source.account(createAddressFromString(address))))
   for (const { address } of sorted) {
     const at = createAddressFromString(address)
     const account = (await state.getAccount(at)) ?? new Account()

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { type Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, unpadBytes } from '../../evm/engine.js'
 import type { ForkSource } from '../../evm/forkState.js'
 import { keccak256 } from '../../evm/keccak.js'
+import { createPrefetch } from './prefetch.js'
 import type { Remote } from './remote.js'
 
 type Hex = `0x${string}`
@@ -111,6 +112,7 @@ export function createForkSource(args: {
       const slot = bytesToHex(key)
       let value = cache.storage[a]?.[slot]
       if (value === undefined) {
+        prefetch.missed(a, slot)
         value = await remote.request<Hex>('eth_getStorageAt', [a, slot, pin])
         ;(cache.storage[a] ??= {})[slot] = value
         touch()
@@ -119,6 +121,8 @@ export function createForkSource(args: {
     },
     hasStorage: async (address) => ((await accountEntry(address))?.code.length ?? 0) > 0,
   }
+
+  const prefetch = createPrefetch(source)
 
   /** An upstream read whose answer is fixed (it names a block at or below the pin), cached like state. */
   async function read<T>(method: string, params: unknown[], keep: (result: T) => boolean = () => true): Promise<T> {
@@ -135,6 +139,8 @@ export function createForkSource(args: {
   return {
     source,
     read,
+    /** Before a transaction runs: asks the upstream for what it will likely read (prefetch.ts). */
+    prefetch: prefetch.transaction,
     /** The upstream's block `number` (at or below the pin), without its transactions. */
     header: (number: bigint) =>
       read<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${number.toString(16)}`, false], (r) => r !== null),
@@ -160,6 +166,7 @@ export function createForkSource(args: {
     file,
     close() {
       save()
+      remote.close()
     },
   }
 }
