@@ -11,7 +11,7 @@
  * nothing; figures on a loaded machine are noise.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -54,7 +54,19 @@ async function countingProxy(target: string) {
   }
 }
 
-type Node = { url: string; stop(): Promise<void> }
+/** A forking node; `pid` when it is a process of its own, whose CPU time the rows then report. */
+type Node = { url: string; pid?: number | undefined; stop(): Promise<void> }
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (10 ms ticks); undefined elsewhere. */
+function cpuOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return undefined
+  }
+}
 type Starter = (upstream: string, block: bigint, cacheDir: string) => Promise<Node>
 
 const devnetStarter: Starter = async (upstream, block, cacheDir) => {
@@ -80,7 +92,7 @@ const devnetProcessStarter: Starter = async (upstream, block, cacheDir) => {
       await new Promise((r) => setTimeout(r, 20))
     }
   }
-  return { url, stop: async () => void (await new Promise((r) => child.once('exit', r).kill('SIGTERM'))) }
+  return { url, pid: child.pid, stop: async () => void (await new Promise((r) => child.once('exit', r).kill('SIGTERM'))) }
 }
 
 const anvilStarter: Starter = async (upstream, block, cacheDir) => {
@@ -100,7 +112,7 @@ const anvilStarter: Starter = async (upstream, block, cacheDir) => {
       await new Promise((r) => setTimeout(r, 20))
     }
   }
-  return { url, stop: async () => void child.kill('SIGTERM') }
+  return { url, pid: child.pid, stop: async () => void child.kill('SIGTERM') }
 }
 
 async function measure(name: string, start: Starter, upstream: string, proxy: Awaited<ReturnType<typeof countingProxy>>, pin: bigint, token: `0x${string}`) {
@@ -119,6 +131,7 @@ async function measure(name: string, start: Starter, upstream: string, proxy: Aw
   const cachedRead = (performance.now() - t) / 100
   const nonce = Number(await rpc(node.url, 'eth_getTransactionCount', [sender.address, 'latest']))
   const chainId = Number(await rpc(node.url, 'eth_chainId'))
+  const cpuBefore = cpuOf(node.pid)
   t = performance.now()
   let last = '0x' as `0x${string}`
   for (let i = 0; i < 100; i++) {
@@ -132,6 +145,8 @@ async function measure(name: string, start: Starter, upstream: string, proxy: Aw
     await new Promise((r) => setTimeout(r, 1))
   }
   const transfers = performance.now() - t
+  const cpuAfter = cpuOf(node.pid)
+  const transfersCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore
   const coldCalls = proxy.take()
   await node.stop()
   t = performance.now()
@@ -142,7 +157,7 @@ async function measure(name: string, start: Starter, upstream: string, proxy: Aw
   const warmCalls = proxy.take()
   await warm.stop()
   rmSync(cacheDir, { recursive: true, force: true })
-  return { name, firstAnswer, coldRead, cachedRead, transfers, coldCalls, warmStart, warmCalls }
+  return { name, firstAnswer, coldRead, cachedRead, transfers, transfersCpu, coldCalls, warmStart, warmCalls }
 }
 
 async function main() {
@@ -170,10 +185,12 @@ async function main() {
   if (hasAnvil) rows.push(await measure('anvil', anvilStarter, proxy.url, proxy, pin, token))
   const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`
   console.log(`upstream: in-process devnet, fork block ${pin}; remote calls = HTTP requests reaching it`)
-  console.log('| node | first answer | cold account read | cached read | 100 token transfers | remote calls (cold) | warm restart + read | remote calls (warm) |')
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
+  console.log('| node | first answer | cold account read | cached read | 100 token transfers | their CPU (node process) | remote calls (cold) | warm restart + read | remote calls (warm) |')
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const r of rows)
-    console.log(`| ${r.name} | ${ms(r.firstAnswer)} | ${ms(r.coldRead)} | ${ms(r.cachedRead)} | ${ms(r.transfers)} | ${r.coldCalls} | ${ms(r.warmStart)} | ${r.warmCalls} |`)
+    console.log(
+      `| ${r.name} | ${ms(r.firstAnswer)} | ${ms(r.coldRead)} | ${ms(r.cachedRead)} | ${ms(r.transfers)} | ${r.transfersCpu === undefined ? 'n/a' : ms(r.transfersCpu)} | ${r.coldCalls} | ${ms(r.warmStart)} | ${r.warmCalls} |`,
+    )
   if (!hasAnvil) console.log('anvil: not on the PATH, no Anvil row')
   await proxy.close()
   await remote.close()

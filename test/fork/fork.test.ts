@@ -138,6 +138,20 @@ describe('fork: reads at the pin', () => {
   })
 })
 
+describe('fork: fee history and traces below the pin', () => {
+  test('are the remote\'s, and a tracer error names the upstream', async () => {
+    const history = ['0x5', hex(pin - 1n), [25, 75]]
+    expect(await forkCall('eth_feeHistory', history)).toEqual(await remoteCall('eth_feeHistory', history))
+    const block1 = await remoteCall('eth_getBlockByNumber', ['0x1', false])
+    const txHash = block1.transactions[0]
+    const tracer = { tracer: 'callTracer' }
+    expect(await forkCall('debug_traceTransaction', [txHash, tracer])).toEqual(await remoteCall('debug_traceTransaction', [txHash, tracer]))
+    expect(await forkCall('debug_traceBlockByNumber', ['0x1', tracer])).toEqual(await remoteCall('debug_traceBlockByNumber', ['0x1', tracer]))
+    expect(await forkCall('debug_getRawBlock', ['0x1'])).toBe(await remoteCall('debug_getRawBlock', ['0x1']))
+    await expect(forkCall('debug_traceBlockByNumber', ['0x1', { tracer: 'noSuchTracer' }])).rejects.toThrow(`fork upstream ${remote.url} failed debug_traceBlockByNumber`)
+  })
+})
+
 describe('fork: local blocks', () => {
   test('continue from the pin: number, parent hash, timestamp', async () => {
     const sealed = await fork.seal()
