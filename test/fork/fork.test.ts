@@ -5,6 +5,7 @@ import { type Hex, encodeAbiParameters, encodeFunctionData, getContractAddress, 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
 import { type StartedDevnet, startDevnet } from '../../src/index.js'
+import { connect } from '../logs/helpers.js'
 import { account } from '../utils.js'
 
 /*
@@ -295,5 +296,26 @@ describe('fork: cache and reset', () => {
     expect(BigInt(await forkCall('eth_call', [{ to: remote.token.address, data: balanceOf(recipients[0]) }, 'latest']))).toBe(1_000_000n)
     await forkCall('hardhat_reset', [{ forking: { jsonRpcUrl: remote.url, blockNumber: Number(pin) } }])
     expect(BigInt(await forkCall('eth_blockNumber'))).toBe(pin)
+  })
+
+  test('WebSocket requests and subscriptions follow a re-fork', async () => {
+    const ws = await connect(fork.wsUrl)
+    try {
+      const heads = await ws.call('eth_subscribe', ['newHeads'])
+      const logs = await ws.call('eth_subscribe', ['logs', { address: remote.token.address }])
+      // Re-forked over WebSocket: the connection's next requests reach the new node, and so does HTTP.
+      await ws.call('anvil_reset', [{ forking: { jsonRpcUrl: remote.url, blockNumber: Number(pin - 50n) } }])
+      expect(BigInt(await ws.call('eth_blockNumber'))).toBe(pin - 50n)
+      expect(BigInt(await forkCall('eth_blockNumber'))).toBe(pin - 50n)
+      await send(fork, 0, { to: remote.token.address, data: transfer(recipients[0], 1n) })
+      await fork.seal()
+      const arrived = (id: string) => ws.received(id)
+      for (let i = 0; i < 300 && (arrived(heads).length === 0 || arrived(logs).length === 0); i++) await new Promise((r) => setTimeout(r, 10))
+      expect((arrived(heads) as { number: Hex }[]).map((h) => BigInt(h.number))).toEqual([pin - 49n])
+      expect((arrived(logs) as { blockNumber: Hex }[]).map((l) => BigInt(l.blockNumber))).toEqual([pin - 49n])
+    } finally {
+      ws.socket.close()
+      await forkCall('anvil_reset', [{ forking: { jsonRpcUrl: remote.url, blockNumber: Number(pin) } }])
+    }
   })
 })
