@@ -149,7 +149,13 @@ export function createSubscriptions(nodeOf: Node | (() => Node), send: (message:
     }),
     defineMethod({
       method: 'eth_unsubscribe',
-      params: [(v: unknown) => String(v).toLowerCase() as Hex],
+      params: [
+        (v: unknown) => {
+          // An object without a string form (no prototype) is an argument error, not a crash in String().
+          if (typeof v === 'object' && v !== null) throw new ArgError('expected a subscription id')
+          return String(v).toLowerCase() as Hex
+        },
+      ],
       handler: (_context, [id]) => {
         const off = active.get(id)
         if (!off) throw new InvalidInputError('subscription not found')
