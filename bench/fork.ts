@@ -2,14 +2,16 @@
  * `npm run bench:fork`: forking figures. A devnet in this process plays the
  * upstream (token transfers, a few hundred blocks); every HTTP request to it
  * goes through a counting proxy, so the remote calls of each forking node are
- * counted the same way. Rows: time to first answer, first read of a cold
+ * counted the same way. devnet runs twice: as a process of its own (as Anvil
+ * does; `npm run build` first, or the source runs through tsx) and inside
+ * this process (sharing its thread with the upstream). Rows: time to first answer, first read of a cold
  * account, a cached read, 100 token transfers on the fork, and a restart
  * with a warm cache (time, remote calls). With `anvil` on the PATH, Anvil
  * `--fork-url` runs against the same upstream in the same run. Asserts
  * nothing; figures on a loaded machine are noise.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -18,7 +20,7 @@ import { encodeFunctionData } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
 import { startDevnet } from '../src/index.js'
-import { rpc } from './peerProcess.js'
+import { devnetCommand, freePort, root, rpc } from './peerProcess.js'
 
 const mnemonic = 'test test test test test test test test test test test junk'
 const sender = mnemonicToAccount(mnemonic, { addressIndex: 0 })
@@ -31,8 +33,13 @@ async function countingProxy(target: string) {
     req.on('data', (c) => (body += c))
     req.on('end', async () => {
       count++
-      const reply = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(await reply.text())
+      try {
+        const reply = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        res.writeHead(reply.status, { 'content-type': 'application/json' }).end(await reply.text())
+      } catch {
+        // The upstream closed under a node still reading (the bench stops them in turn).
+        res.writeHead(502).end()
+      }
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
@@ -47,7 +54,19 @@ async function countingProxy(target: string) {
   }
 }
 
-type Node = { url: string; stop(): Promise<void> }
+/** A forking node; `pid` when it is a process of its own, whose CPU time the rows then report. */
+type Node = { url: string; pid?: number | undefined; stop(): Promise<void> }
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (10 ms ticks); undefined elsewhere. */
+function cpuOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return undefined
+  }
+}
 type Starter = (upstream: string, block: bigint, cacheDir: string) => Promise<Node>
 
 const devnetStarter: Starter = async (upstream, block, cacheDir) => {
@@ -55,11 +74,34 @@ const devnetStarter: Starter = async (upstream, block, cacheDir) => {
   return { url: d.url, stop: () => d.close() }
 }
 
+/**
+ * devnet as a user runs it (`devnet start --fork-url`, bin/devnet.js: the built bundle when dist/ has one,
+ * else the source through tsx), a process of its own as Anvil is: in this process it shares one thread
+ * with the upstream, the proxy and the client.
+ */
+const devnetProcessStarter: Starter = async (upstream, block, cacheDir) => {
+  const port = await freePort()
+  const { command, args } = devnetCommand('--mining', 'auto', '--no-ui', '--fork-url', upstream, '--fork-block', String(block), '--fork-cache', cacheDir, '--port', String(port))
+  const child = spawn(command, args, { stdio: 'ignore', cwd: root })
+  const url = `http://127.0.0.1:${port}`
+  for (;;) {
+    try {
+      await rpc(url, 'eth_chainId')
+      break
+    } catch {
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+  return { url, pid: child.pid, stop: async () => void (await new Promise((r) => child.once('exit', r).kill('SIGTERM'))) }
+}
+
 const anvilStarter: Starter = async (upstream, block, cacheDir) => {
-  const port = 20000 + Math.floor(Math.random() * 20000)
+  const port = await freePort()
   const child = spawn('anvil', ['--fork-url', upstream, '--fork-block-number', String(block), '--port', String(port), '--silent'], {
     stdio: 'ignore',
-    env: { ...process.env, FOUNDRY_CACHE_PATH: cacheDir },
+    // Anvil keeps fork reads in $HOME/.foundry/cache/rpc/<chain>/<block> whatever FOUNDRY_CACHE_PATH says:
+    // a HOME per run makes the first start cold (it was warm from any earlier run) and the restart warm.
+    env: { ...process.env, HOME: cacheDir, FOUNDRY_CACHE_PATH: cacheDir },
   })
   const url = `http://127.0.0.1:${port}`
   for (;;) {
@@ -70,7 +112,7 @@ const anvilStarter: Starter = async (upstream, block, cacheDir) => {
       await new Promise((r) => setTimeout(r, 20))
     }
   }
-  return { url, stop: async () => void child.kill('SIGTERM') }
+  return { url, pid: child.pid, stop: async () => void child.kill('SIGTERM') }
 }
 
 async function measure(name: string, start: Starter, upstream: string, proxy: Awaited<ReturnType<typeof countingProxy>>, pin: bigint, token: `0x${string}`) {
@@ -89,13 +131,22 @@ async function measure(name: string, start: Starter, upstream: string, proxy: Aw
   const cachedRead = (performance.now() - t) / 100
   const nonce = Number(await rpc(node.url, 'eth_getTransactionCount', [sender.address, 'latest']))
   const chainId = Number(await rpc(node.url, 'eth_chainId'))
+  const cpuBefore = cpuOf(node.pid)
   t = performance.now()
+  let last = '0x' as `0x${string}`
   for (let i = 0; i < 100; i++) {
     const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(i + 1).toString(16).padStart(40, '0')}`, 1n] })
     const raw = await sender.signTransaction({ chainId, type: 'eip1559', nonce: nonce + i, to: token, data, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n })
-    await rpc(node.url, 'eth_sendRawTransaction', [raw])
+    last = await rpc<`0x${string}`>(node.url, 'eth_sendRawTransaction', [raw])
+  }
+  // Anvil mines after it answers: the row ends when the last transfer has a receipt, on both nodes.
+  for (let tries = 0; (await rpc(node.url, 'eth_getTransactionReceipt', [last])) === null; tries++) {
+    if (tries > 30_000) throw new Error(`${name}: the last transfer was never mined`)
+    await new Promise((r) => setTimeout(r, 1))
   }
   const transfers = performance.now() - t
+  const cpuAfter = cpuOf(node.pid)
+  const transfersCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore
   const coldCalls = proxy.take()
   await node.stop()
   t = performance.now()
@@ -106,7 +157,7 @@ async function measure(name: string, start: Starter, upstream: string, proxy: Aw
   const warmCalls = proxy.take()
   await warm.stop()
   rmSync(cacheDir, { recursive: true, force: true })
-  return { name, firstAnswer, coldRead, cachedRead, transfers, coldCalls, warmStart, warmCalls }
+  return { name, firstAnswer, coldRead, cachedRead, transfers, transfersCpu, coldCalls, warmStart, warmCalls }
 }
 
 async function main() {
@@ -122,7 +173,10 @@ async function main() {
   await remote.request({ method: 'anvil_mine', params: ['0x200'] })
   const pin = remote.node.chain.height()
   const proxy = await countingProxy(remote.url)
-  const rows = [await measure('devnet', devnetStarter, proxy.url, proxy, pin, token)]
+  const rows = [
+    await measure('devnet (process)', devnetProcessStarter, proxy.url, proxy, pin, token),
+    await measure('devnet (in this process)', devnetStarter, proxy.url, proxy, pin, token),
+  ]
   let hasAnvil = false
   try {
     execFileSync('anvil', ['--version'], { stdio: 'ignore' })
@@ -131,10 +185,12 @@ async function main() {
   if (hasAnvil) rows.push(await measure('anvil', anvilStarter, proxy.url, proxy, pin, token))
   const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`
   console.log(`upstream: in-process devnet, fork block ${pin}; remote calls = HTTP requests reaching it`)
-  console.log('| node | first answer | cold account read | cached read | 100 token transfers | remote calls (cold) | warm restart + read | remote calls (warm) |')
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
+  console.log('| node | first answer | cold account read | cached read | 100 token transfers | their CPU (node process) | remote calls (cold) | warm restart + read | remote calls (warm) |')
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const r of rows)
-    console.log(`| ${r.name} | ${ms(r.firstAnswer)} | ${ms(r.coldRead)} | ${ms(r.cachedRead)} | ${ms(r.transfers)} | ${r.coldCalls} | ${ms(r.warmStart)} | ${r.warmCalls} |`)
+    console.log(
+      `| ${r.name} | ${ms(r.firstAnswer)} | ${ms(r.coldRead)} | ${ms(r.cachedRead)} | ${ms(r.transfers)} | ${r.transfersCpu === undefined ? 'n/a' : ms(r.transfersCpu)} | ${r.coldCalls} | ${ms(r.warmStart)} | ${r.warmCalls} |`,
+    )
   if (!hasAnvil) console.log('anvil: not on the PATH, no Anvil row')
   await proxy.close()
   await remote.close()

@@ -157,11 +157,15 @@ export async function createDevnet(options: DevnetOptions = {}, sources: ConfigS
  * devnet_checkAuthorization runs the payments library through this very
  * dispatcher (src/ui/checkAuthorization.ts), hence the late binding.
  */
-function withDispatcher(holder: { config: DevnetConfig; node: Node }) {
+/** The devnet's current node and config (a re-fork replaces both); `reforked` runs after it did. */
+type Holder = { config: DevnetConfig; node: Node; reforked?: (() => void) | undefined }
+
+function withDispatcher(holder: Holder) {
   const { config } = holder
   let devnet: Devnet | undefined
   const check = createCheckAuthorizationMethod({ request: () => devnet!.request, token: config.token.address })
-  const dispatcher = createDispatcher(holder.node, [...allMethods, check], { debug: config.debug, refork: reforker(holder) })
+  // Requests reach the holder's node: the one a re-fork put there, whichever transport asked for it.
+  const dispatcher = createDispatcher(holder.node, [...allMethods, check], { debug: config.debug, refork: reforker(holder), follow: () => holder.node })
   devnet = wrap(holder, dispatcher)
   return { dispatcher, devnet }
 }
@@ -171,7 +175,7 @@ function withDispatcher(holder: { config: DevnetConfig; node: Node }) {
  * with the same settings, closes the old one and puts the new one in its
  * place (the Devnet's `node` follows).
  */
-function reforker(holder: { config: DevnetConfig; node: Node }) {
+function reforker(holder: Holder) {
   return async (forking: { url: string; blockNumber: bigint | 'latest' }) => {
     const previous = holder.config.fork
     const fork = { url: forking.url, blockNumber: forking.blockNumber, cacheDir: previous?.cacheDir, chainId: previous?.chainId, offline: previous?.offline ?? false }
@@ -179,6 +183,7 @@ function reforker(holder: { config: DevnetConfig; node: Node }) {
     await holder.node.close()
     holder.config = next.config
     holder.node = next.node
+    holder.reforked?.()
     return next.node
   }
 }
@@ -196,14 +201,20 @@ async function buildNode(resolved: DevnetConfig): Promise<{ config: DevnetConfig
     fixture = (await readFixtureFile(resolved.fixture)).fixture
   }
   const config = fixture ? configWithFixture(resolved, fixture) : resolved
-  if (config.fork) {
-    if (config.genesis || fixture) throw new ConfigError('"fork" cannot be combined with "genesis" or "fixture"')
+  if (config.fork || fixture?.fork) {
+    if (config.genesis || (fixture && !fixture.fork))
+      throw new ConfigError('"fork" cannot be combined with "genesis" or with a fixture of a chain from genesis')
     const { openFork } = await import('./node/fork/open.js')
+    const { recordedFork } = await import('./node/fixture/fork.js')
     const { deriveAccounts } = await import('./node/accounts.js')
-    const { fork, imported } = await openFork(config, deriveAccounts(config.mnemonic, config.accounts))
+    // A fixture of a fork reopens it over the reads it recorded (a fork URL, if given, only reads what they lack).
+    const recorded = fixture?.fork && recordedFork(fixture.fork)
+    const { fork, imported } = await openFork(config, deriveAccounts(config.mnemonic, config.accounts), recorded)
     // The config says the chain id the fork runs under: the upstream's, or --fork-chain-id's.
     const forked = Object.freeze({ ...config, chainId: imported.common.chainId() })
-    return { config: forked, node: await createNode(forked, { imported, fork }) }
+    const node = await createNode(forked, { imported, fork })
+    if (fixture) await node.loadFixture(fixture)
+    return { config: forked, node }
   }
   const imported = await importFiles(config)
   const node = await createNode(config, { imported })
@@ -265,15 +276,16 @@ export type StartedDevnet = Devnet & { url: string; wsUrl: string; port: number 
  */
 export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<StartedDevnet> {
   const { config, node } = await buildNode(await resolveConfig(options, { base: { port: 0 }, ...sources }))
-  const holder = { config, node }
+  const holder: Holder = { config, node }
   const { dispatcher, devnet } = withDispatcher(holder)
   // The live page (`ui`, on by default): routes only; nothing listens to the node until a browser subscribes.
   const routes = config.ui ? (await import('./ui/serve.js')).createPageRoutes() : undefined
   const app = createHttpApp(dispatcher, config, routes)
   const server = await listen(app, config)
   const attach = (await import('./server/ws.js').catch(() => undefined))?.attachWebSocket
-  // Subscriptions follow the node the server started with (a refork does not move open subscriptions).
-  const ws = attach?.(server.server, dispatcher, node)
+  // WebSocket requests and open subscriptions follow a re-fork (anvil_reset with forking) to the new node.
+  const ws = attach?.(server.server, dispatcher, () => holder.node, { refork: reforker(holder) })
+  holder.reforked = () => ws?.rebind()
   const url = server.url
   const started: StartedDevnet = {
     ...devnet,

@@ -55,7 +55,10 @@ const flags = {
 export function describeFixture(fixture: LoadableFixture, bytes: number): string {
   const common = createDevCommon(BigInt(fixture.config.chainId), fixture.config.hardfork)
   const rlpOf = (rlp: string | Uint8Array) => (typeof rlp === 'string' ? fromHex(rlp) : rlp)
-  const head = createBlockFromRLP(rlpOf(fixture.blocks[fixture.blocks.length - 1]!.rlp), { common, setHardfork: false })
+  const last = fixture.blocks[fixture.blocks.length - 1]
+  // A fork's fixture without a local block: its head is the upstream's pin block, recorded as JSON.
+  const pinHeader = fixture.fork?.reads.reads[`eth_getBlockByNumber:${JSON.stringify([fixture.fork.blockNumber, false])}`] as { timestamp?: string } | undefined
+  const timestamp = last ? createBlockFromRLP(rlpOf(last.rlp), { common, setHardfork: false }).header.timestamp : BigInt(pinHeader?.timestamp ?? 0)
   const transactions = fixture.blocks.reduce((n, b) => n + b.receipts.length, 0)
   const size = (values: (string | Uint8Array)[]) => values.reduce((n, v) => n + (typeof v === 'string' ? (v.length - 2) / 2 : v.length), 0)
   const values = (entries: LoadableFixture['state']['nodes']) => {
@@ -69,8 +72,14 @@ export function describeFixture(fixture: LoadableFixture, bytes: number): string
   return [
     `version:       ${fixture.version}`,
     `chain id:      ${BigInt(fixture.config.chainId)} (${fixture.config.hardfork})`,
-    `blocks:        ${fixture.blocks.length} (genesis to ${BigInt(fixture.head.number)})`,
-    `head:          ${BigInt(fixture.head.number)} ${fixture.head.hash} at ${head.header.timestamp}`,
+    ...(fixture.fork
+      ? [
+          `fork of:       ${fixture.fork.upstream} (chain ${BigInt(fixture.fork.chainId)}) at block ${BigInt(fixture.fork.blockNumber)} ${fixture.fork.blockHash}`,
+          `fork reads:    ${Object.keys(fixture.fork.reads.accounts).length} accounts, ${Object.values(fixture.fork.reads.storage).reduce((n, s) => n + Object.keys(s).length, 0)} storage words, ${Object.keys(fixture.fork.reads.reads).length} other reads`,
+          `blocks:        ${fixture.blocks.length} local (above the fork block, to ${BigInt(fixture.head.number)})`,
+        ]
+      : [`blocks:        ${fixture.blocks.length} (genesis to ${BigInt(fixture.head.number)})`]),
+    `head:          ${BigInt(fixture.head.number)} ${fixture.head.hash} at ${timestamp}`,
     `accounts:      ${fixture.config.accounts} dev accounts, token ${fixture.config.token.symbol} at ${fixture.config.token.address}`,
     `transactions:  ${transactions} sealed, ${fixture.pending.transactions.length} pre-confirmed, ${fixture.pool.length} in the pool`,
     `clock:         ${fixture.clock.kind} ${fixture.clock.value}`,

@@ -141,6 +141,26 @@ export type DevnetFixture = {
   pending: { timestamp: Hex; index: number; transactions: Hex[]; lastTick: number; root: Hex }
   blocks: { hash: Hex; rlp: Hex; receipts: FixtureReceipt[] }[]
   state: { nodes: Record<Hex, Hex>; code: Record<Hex, Hex> }
+  /** On a fixture of a fork: the pin and every upstream answer read, so the fork loads offline. */
+  fork?: DevnetForkSection
+}
+
+/** The `fork` section of a fixture of a fork. */
+export type DevnetForkSection = {
+  /** The upstream's name, without credentials. */
+  upstream: string
+  chainId: Hex
+  blockNumber: Hex
+  blockHash: Hex
+  /** The local state root at the pin. */
+  stateRoot: Hex
+  reads: {
+    /** address → [nonce, balance, code], or null for an account the upstream does not have. */
+    accounts: Record<string, [nonce: Hex, balance: Hex, code: Hex] | null>
+    storage: Record<string, Record<string, Hex>>
+    /** Other upstream reads at fixed blocks: "method:params" → result. */
+    reads: Record<string, unknown>
+  }
 }
 
 /** A version-2 fixture file as JSON (what devnet writes to disk): version 1's head, then `chain`, the compressed blocks and state. */

@@ -72,6 +72,17 @@ import { feeHistory } from './feeHistory.js'
 import { type LogRequest, filterLogs, getLogs, newLogFilter } from './logs.js'
 import { createStateReads } from './stateReads.js'
 
+/** Asks a fork's upstream for what `tx` will read (fork/prefetch.ts); a transaction without a valid signature is left to admission. */
+function prefetchOnFork(fork: Fork, tx: TypedTransaction) {
+  let from: ReturnType<TypedTransaction['getSenderAddress']>
+  try {
+    from = tx.getSenderAddress()
+  } catch {
+    return
+  }
+  fork.cache.prefetch(from, tx.to, tx.data)
+}
+
 /** A chain imported from geth-format files, ready to continue from its head. */
 export type ImportedChain = {
   common: Common
@@ -467,6 +478,8 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
      * pre-confirmed); `sealed`, in auto mode, settles when its block is sealed.
      */
     enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<StoredBlock> | undefined }> {
+      // On a fork, the upstream reads the transaction will make go out now, while it waits for the queue.
+      if (fork) prefetchOnFork(fork, tx)
       return queue.run(async () => {
         const hash = await admit(tx)
         const mode = sealer.mode()

@@ -47,16 +47,26 @@ function batchTooLarge(batch: unknown[], limit: number): JsonRpcResponse[] {
 export function createDispatcher(
   node: Node,
   methods: MethodDef[],
-  options: DispatcherOptions & { refork?: MethodContext['refork'] },
+  options: DispatcherOptions & {
+    refork?: MethodContext['refork']
+    /** The node requests reach, asked per request: follows a node a re-fork replaced elsewhere (a WebSocket connection's dispatcher). */
+    follow?: (() => Node) | undefined
+  },
 ): Dispatcher {
   const batchLimit = options.batchLimit ?? node.config.batchLimit
   const batchResponseLimit = options.batchResponseLimit ?? node.config.batchResponseLimit
   const table = new Map(methods.map((m) => [m.method, m]))
   const context: MethodContext = { node, debug: options.debug }
+  const follow = options.follow
+  if (follow) Object.defineProperty(context, 'node', { get: follow, set: () => {}, enumerable: true })
   // A reset onto another fork replaces the node every later request reaches.
   if (options.refork) {
     const refork = options.refork
-    context.refork = async (forking) => (context.node = await refork(forking))
+    context.refork = async (forking) => {
+      const next = await refork(forking)
+      if (!follow) context.node = next
+      return next
+    }
   }
   const log = (error: unknown) => console.error('devnet: internal error:', error)
 

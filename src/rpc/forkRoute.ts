@@ -43,7 +43,19 @@ const blockMethods: Record<string, number> = {
   eth_getBlockReceipts: 0,
   eth_getHeaderByNumber: 0,
   eth_getHeaderByHash: 0,
+  // A block below the fork block is replayed by the upstream (its state is there); an upstream without the debug namespace answers with an error naming it.
+  debug_traceBlockByNumber: 0,
+  debug_traceBlockByHash: 0,
+  debug_getRawBlock: 0,
+  debug_getRawHeader: 0,
+  debug_getRawReceipts: 0,
 }
+
+/** Lookups by transaction hash: a hash the local chain and pool do not know is the upstream's (at or below the fork block). */
+const txMethods = new Set(['eth_getTransactionByHash', 'eth_getTransactionReceipt', 'eth_getRawTransactionByHash', 'debug_traceTransaction', 'debug_getRawTransaction'])
+
+/** Answers that carry no block number of their own (traces, raw bytes): kept when the transaction was found at or below the fork block. */
+const unnumbered = new Set(['debug_traceTransaction', 'debug_getRawTransaction'])
 
 /** The block number an upstream answer is about (a block, a transaction, a receipt or a list of them), or -1. */
 function numberOf(result: unknown): bigint {
@@ -113,17 +125,39 @@ export async function routeToUpstream(
     }
     return side(node, fork, block === 'earliest' ? '0x0' : block, true) === 'upstream' ? upstream() : local
   }
-  if (method === 'eth_getTransactionByHash' || method === 'eth_getTransactionReceipt' || method === 'eth_getRawTransactionByHash') {
+  if (txMethods.has(method)) {
     const hash = params[0]
     if (!isHash(hash) || node.chain.txLocation(hash as `0x${string}`) || node.pool.get(hash as `0x${string}`)) return local
     if (node.pending().txs.some((tx) => tx.hash === hash.toLowerCase())) return local
+    if (unnumbered.has(method)) {
+      // Only a transaction the upstream included at or below the fork block is this chain's.
+      const found = await cache.read<{ blockNumber?: string } | null>('eth_getTransactionByHash', [hash], (r) => r !== null && r.blockNumber != null && BigInt(r.blockNumber) <= fork.blockNumber)
+      if (found === null || found.blockNumber == null || BigInt(found.blockNumber) > fork.blockNumber) return local
+      return { routed: true, result: await cache.read(method, params) }
+    }
     // Kept only when the upstream had it at or below the fork block: a later one is not this chain's.
     const result = await cache.read<{ blockNumber?: string } | null>(method, params, (r) => r !== null && r.blockNumber !== undefined && BigInt(r.blockNumber) <= fork.blockNumber)
     if (result === null || (result.blockNumber !== undefined && BigInt(result.blockNumber) > fork.blockNumber)) return { routed: true, result: null }
     return { routed: true, result }
   }
   if (method === 'eth_getLogs') return logs(node, fork, params, callLocal)
+  if (method === 'eth_feeHistory') return feeHistory(node, fork, params)
   return local
+}
+
+/**
+ * eth_feeHistory over blocks all below the fork block is the upstream's; a
+ * range that reaches the fork block or above is the local chain's, which
+ * starts at the fork block (as geth does past the start of its history, it
+ * answers from the oldest block it has: `oldestBlock` says which).
+ */
+async function feeHistory(node: Node, fork: Fork, params: unknown[]): Promise<Routed> {
+  const [count, newest] = params
+  const n = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : isQuantity(v) ? BigInt(v) : undefined)
+  const newestNumber = newest === 'earliest' ? 0n : n(newest)
+  // Tags (latest, pending, …) and hashes name the local chain; malformed params get the local method's error.
+  if (n(count) === undefined || newestNumber === undefined || newestNumber >= fork.blockNumber) return local
+  return { routed: true, result: await fork.cache.read('eth_feeHistory', params) }
 }
 
 /**

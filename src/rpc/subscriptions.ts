@@ -41,8 +41,12 @@ function addedTxs(snapshot: PreconfSnapshot) {
  * node events and hands notifications to `send`; the node never waits for
  * the transport.
  */
-export function createSubscriptions(node: Node, send: (message: Notification) => void) {
+export function createSubscriptions(nodeOf: Node | (() => Node), send: (message: Notification) => void) {
+  /** The node events come from: a getter follows a node replaced by a re-fork (anvil_reset with forking). */
+  const current = typeof nodeOf === 'function' ? nodeOf : () => nodeOf
   const active = new Map<Hex, () => void>()
+  /** What each subscription asked for, to listen again on a new node. */
+  const asked = new Map<Hex, { kind: string; options: unknown }>()
   /** Notifications wait while a request that subscribes is being answered, so the id always arrives first. */
   let holding = 0
   let held: Notification[] = []
@@ -54,6 +58,7 @@ export function createSubscriptions(node: Node, send: (message: Notification) =>
   }
 
   const listen = (kind: string, options: unknown, id: Hex): (() => void) => {
+    const node = current()
     const { events } = node
     switch (kind) {
       case 'newHeads':
@@ -134,6 +139,7 @@ export function createSubscriptions(node: Node, send: (message: Notification) =>
         const id = `0x${randomBytes(16).toString('hex')}` as Hex
         try {
           active.set(id, listen(kind, options, id))
+          asked.set(id, { kind, options })
         } catch (error) {
           if (error instanceof ArgError) throw new InvalidParamsError(`invalid argument 1: ${error.message}`)
           throw error
@@ -143,12 +149,19 @@ export function createSubscriptions(node: Node, send: (message: Notification) =>
     }),
     defineMethod({
       method: 'eth_unsubscribe',
-      params: [(v: unknown) => String(v).toLowerCase() as Hex],
+      params: [
+        (v: unknown) => {
+          // An object without a string form (no prototype) is an argument error, not a crash in String().
+          if (typeof v === 'object' && v !== null) throw new ArgError('expected a subscription id')
+          return String(v).toLowerCase() as Hex
+        },
+      ],
       handler: (_context, [id]) => {
         const off = active.get(id)
         if (!off) throw new InvalidInputError('subscription not found')
         off()
         active.delete(id)
+        asked.delete(id)
         return true
       },
     }),
@@ -169,10 +182,22 @@ export function createSubscriptions(node: Node, send: (message: Notification) =>
       for (const message of out) send(message)
     },
     size: () => active.size,
+    /**
+     * Moves every subscription to the node the getter now returns (a re-fork
+     * replaced the node): same ids, now fed by the new chain's events.
+     */
+    rebind() {
+      for (const [id, off] of active) {
+        off()
+        const { kind, options } = asked.get(id)!
+        active.set(id, listen(kind, options, id))
+      }
+    },
     /** Stops every subscription (the connection closed). */
     close() {
       for (const off of active.values()) off()
       active.clear()
+      asked.clear()
       held = []
     },
   }

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { WebSocket, WebSocketServer } from 'ws'
 import type { Node } from '../node/node.js'
+import type { MethodContext } from '../rpc/defineMethod.js'
 import { type Dispatcher, createDispatcher } from '../rpc/dispatch.js'
 import { createSubscriptions } from '../rpc/subscriptions.js'
 
@@ -18,8 +19,17 @@ export type WebSocketOptions = {
  * connection. Sends never wait: a connection whose unsent data passes the
  * limit is terminated and its subscriptions stop.
  */
-export function attachWebSocket(server: Server, dispatcher: Dispatcher, node: Node, options: Partial<WebSocketOptions> = {}) {
+export function attachWebSocket(
+  server: Server,
+  dispatcher: Dispatcher,
+  nodeOf: Node | (() => Node),
+  options: Partial<WebSocketOptions> & { refork?: MethodContext['refork'] | undefined } = {},
+) {
+  // A getter follows a node replaced by a re-fork (anvil_reset with forking): requests and subscriptions move with it.
+  const current = typeof nodeOf === 'function' ? nodeOf : () => nodeOf
+  const node = current()
   const { maxBufferedBytes, maxPayload } = { maxBufferedBytes: 16 * 1024 * 1024, maxPayload: node.config.bodyLimit, ...options }
+  const live = new Set<ReturnType<typeof createSubscriptions>>()
   const shared = [...dispatcher.methods.values()]
   // `ws` loads on the first upgrade: a node most clients reach over HTTP does not pay for it at start.
   let wss: WebSocketServer | undefined
@@ -58,17 +68,24 @@ export function attachWebSocket(server: Server, dispatcher: Dispatcher, node: No
       })
     }
     const write = (message: unknown) => writeText(JSON.stringify(message))
-    const subscriptions = createSubscriptions(node, write)
-    const connection = createDispatcher(node, [...shared, ...subscriptions.methods], { debug: node.config.debug })
+    const subscriptions = createSubscriptions(current, write)
+    live.add(subscriptions)
+    const connection = createDispatcher(current(), [...shared, ...subscriptions.methods], {
+      debug: node.config.debug,
+      follow: current,
+      refork: options.refork,
+    })
     const drop = () => {
       if (!open) return
       open = false
       subscriptions.close()
+      live.delete(subscriptions)
       socket.terminate()
     }
     socket.on('close', () => {
       open = false
       subscriptions.close()
+      live.delete(subscriptions)
     })
     socket.on('error', drop)
     socket.on('message', async (raw) => {
@@ -95,6 +112,10 @@ export function attachWebSocket(server: Server, dispatcher: Dispatcher, node: No
   return {
     /** Open connections. */
     clients: () => wss?.clients.size ?? 0,
+    /** After a re-fork: every open subscription listens to the node the getter now returns. */
+    rebind() {
+      for (const subscriptions of live) subscriptions.rebind()
+    },
     close: () => {
       closed = true
       if (!wss) return

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Hex, encodeFunctionData, getContractAddress, parseEther } from 'viem'
+import { type Hex, encodeAbiParameters, encodeFunctionData, getContractAddress, keccak256, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
 import { type StartedDevnet, startDevnet } from '../../src/index.js'
+import { connect } from '../logs/helpers.js'
 import { type LooseRpc, account } from '../utils.js'
 
 /*
@@ -138,6 +139,20 @@ describe('fork: reads at the pin', () => {
   })
 })
 
+describe('fork: fee history and traces below the pin', () => {
+  test('are the remote\'s, and a tracer error names the upstream', async () => {
+    const history = ['0x5', hex(pin - 1n), [25, 75]]
+    expect(await forkCall('eth_feeHistory', history)).toEqual(await remoteCall('eth_feeHistory', history))
+    const block1 = await remoteCall('eth_getBlockByNumber', ['0x1', false])
+    const txHash = block1.transactions[0]
+    const tracer = { tracer: 'callTracer' }
+    expect(await forkCall('debug_traceTransaction', [txHash, tracer])).toEqual(await remoteCall('debug_traceTransaction', [txHash, tracer]))
+    expect(await forkCall('debug_traceBlockByNumber', ['0x1', tracer])).toEqual(await remoteCall('debug_traceBlockByNumber', ['0x1', tracer]))
+    expect(await forkCall('debug_getRawBlock', ['0x1'])).toBe(await remoteCall('debug_getRawBlock', ['0x1']))
+    await expect(forkCall('debug_traceBlockByNumber', ['0x1', { tracer: 'noSuchTracer' }])).rejects.toThrow(`fork upstream ${remote.url} failed debug_traceBlockByNumber`)
+  })
+})
+
 describe('fork: local blocks', () => {
   test('continue from the pin: number, parent hash, timestamp', async () => {
     const sealed = await fork.seal()
@@ -190,6 +205,22 @@ describe('fork: local blocks', () => {
     expect(await forkCall('evm_revert', [id])).toBe(true)
     expect(BigInt(await forkCall('eth_call', [{ to: token, data: balanceOf(recipients[0]) }, 'latest']))).toBe(6_000_000n)
     expect(BigInt(await forkCall('eth_call', [{ to: token, data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'paused' }) }, 'latest']))).toBe(0n)
+  })
+
+  test('a transfer to a new recipient has its balance slot asked for at admission, once the function is learnt', async () => {
+    const token = remote.token.address.toLowerCase()
+    const slotOf = (who: Hex) => keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [who, 9n]))
+    const recorded = () => fork.node.fork!.cache.recorded().storage[token] ?? {}
+    const fresh = ['0x3000000000000000000000000000000000000001', '0x3000000000000000000000000000000000000002'] as const
+    // The first transfer runs: its cold read of balances[to] teaches (transfer, argument 0, slot 9).
+    await send(fork, 0, { to: remote.token.address, data: transfer(fresh[0], 1n) })
+    await fork.preconfirm()
+    expect(recorded()[slotOf(fresh[0])]).toBeDefined()
+    // The second is only admitted (manual mining, no tick): the slot is read from the upstream all the same.
+    await send(fork, 0, { to: remote.token.address, data: transfer(fresh[1], 1n) })
+    for (let i = 0; i < 300 && recorded()[slotOf(fresh[1])] === undefined; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(recorded()[slotOf(fresh[1])]).toBe(await remoteCall('eth_getStorageAt', [token, slotOf(fresh[1]), hex(pin)]))
+    await fork.seal()
   })
 
   test('eth_simulateV1 runs on the fork', async () => {
@@ -250,7 +281,8 @@ describe('fork: cache and reset', () => {
     expect(await forkCall('eth_getBalance', [recipients[0], 'latest'])).toBe(await remoteCall('eth_getBalance', [recipients[0], hex(pin)]))
     await fork.seal()
     await expect(forkCall('anvil_rollback', ['0x2'])).rejects.toThrow(`cannot remove block ${pin}: it is the first block of this chain (on a fork, the fork block)`)
-    await expect(forkCall('devnet_dumpFixture', [])).rejects.toThrow('cannot dump a fork as a fixture yet')
+    // A fixture of the fork records its pin (fixture.test.ts loads one offline).
+    expect((await forkCall('devnet_dumpFixture', [])).fork).toMatchObject({ blockNumber: hex(pin), blockHash: fork.node.fork!.blockHash })
   })
 
   test('anvil_reset with forking re-pins the fork; without it goes back to the pin', async () => {
@@ -264,5 +296,26 @@ describe('fork: cache and reset', () => {
     expect(BigInt(await forkCall('eth_call', [{ to: remote.token.address, data: balanceOf(recipients[0]) }, 'latest']))).toBe(1_000_000n)
     await forkCall('hardhat_reset', [{ forking: { jsonRpcUrl: remote.url, blockNumber: Number(pin) } }])
     expect(BigInt(await forkCall('eth_blockNumber'))).toBe(pin)
+  })
+
+  test('WebSocket requests and subscriptions follow a re-fork', async () => {
+    const ws = await connect(fork.wsUrl)
+    try {
+      const heads = await ws.call('eth_subscribe', ['newHeads'])
+      const logs = await ws.call('eth_subscribe', ['logs', { address: remote.token.address }])
+      // Re-forked over WebSocket: the connection's next requests reach the new node, and so does HTTP.
+      await ws.call('anvil_reset', [{ forking: { jsonRpcUrl: remote.url, blockNumber: Number(pin - 50n) } }])
+      expect(BigInt(await ws.call('eth_blockNumber'))).toBe(pin - 50n)
+      expect(BigInt(await forkCall('eth_blockNumber'))).toBe(pin - 50n)
+      await send(fork, 0, { to: remote.token.address, data: transfer(recipients[0], 1n) })
+      await fork.seal()
+      const arrived = (id: string) => ws.received(id)
+      for (let i = 0; i < 300 && (arrived(heads).length === 0 || arrived(logs).length === 0); i++) await new Promise((r) => setTimeout(r, 10))
+      expect((arrived(heads) as { number: Hex }[]).map((h) => BigInt(h.number))).toEqual([pin - 49n])
+      expect((arrived(logs) as { blockNumber: Hex }[]).map((l) => BigInt(l.blockNumber))).toEqual([pin - 49n])
+    } finally {
+      ws.socket.close()
+      await forkCall('anvil_reset', [{ forking: { jsonRpcUrl: remote.url, blockNumber: Number(pin) } }])
+    }
   })
 })

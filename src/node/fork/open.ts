@@ -11,7 +11,17 @@ import { createStateManager } from '../../evm/engine.js'
 import type { DevAccount } from '../accounts.js'
 import { InvalidInputError } from '../errors.js'
 import { type Remote, createRemote } from './remote.js'
-import { type ForkCache, createForkSource } from './source.js'
+import { type ForkCache, type ForkReads, createForkSource } from './source.js'
+
+/** A fork as a fixture recorded it: its pin and what it had read (fixture/fork.ts). */
+export type RecordedFork = {
+  /** The upstream as messages named it (redacted). */
+  upstream: string
+  chainId: bigint
+  blockNumber: bigint
+  blockHash: `0x${string}`
+  reads: ForkReads
+}
 
 /** A running fork: where it reads from and what it read. */
 export type Fork = {
@@ -39,36 +49,49 @@ export const defaultForkCacheDir = () => join(homedir(), '.devnet', 'fork-cache'
  * accounts keep their upstream nonce and code and get the configured balance,
  * as on Anvil.
  */
-export async function openFork(config: DevnetConfig, accounts: DevAccount[]) {
-  const options = config.fork!
-  const cacheDir = options.cacheDir ?? defaultForkCacheDir()
-  const remote = createRemote({ url: options.url, offline: options.offline })
-  if (options.offline && options.blockNumber === 'latest')
-    throw new InvalidInputError('an offline fork needs a fork block number: "latest" would ask the upstream')
-  const urlFile = join(cacheDir, 'urls', `${createHash('sha256').update(options.url).digest('hex').slice(0, 32)}.json`)
-  let upstreamChainId = readChainId(urlFile)
-  if (upstreamChainId === undefined) {
-    upstreamChainId = BigInt(await remote.request<string>('eth_chainId'))
-    try {
-      mkdirSync(join(urlFile, '..'), { recursive: true })
-      writeFileSync(urlFile, JSON.stringify({ chainId: upstreamChainId.toString() }))
-    } catch {
-      // A cache that cannot be written costs a remote call next time, nothing more.
-    }
+export async function openFork(config: DevnetConfig, accounts: DevAccount[], recorded?: RecordedFork) {
+  const options = config.fork
+  if (!options && !recorded) throw new InvalidInputError('no fork configured')
+  // A recorded fork (a fixture of one) reads its recorded answers; the upstream, when a URL is given, only for what they lack.
+  const url = options?.url ?? ''
+  const offline = recorded ? !options || options.offline : options!.offline
+  const cacheDir = recorded ? options?.cacheDir : (options!.cacheDir ?? defaultForkCacheDir())
+  const remote = createRemote({
+    url,
+    offline,
+    upstream: recorded && !options ? recorded.upstream : undefined,
+    offlineReason:
+      recorded && !options ? 'offline: this fork was loaded from a fixture, which did not record this read (start with --fork-url to read it)' : undefined,
+  })
+  let upstreamChainId: bigint
+  let blockNumber: bigint
+  if (recorded) {
+    upstreamChainId = recorded.chainId
+    blockNumber = recorded.blockNumber
+  } else {
+    if (options!.offline && options!.blockNumber === 'latest')
+      throw new InvalidInputError('an offline fork needs a fork block number: "latest" would ask the upstream')
+    upstreamChainId = await upstreamChainIdOf(remote, cacheDir!)
+    blockNumber = options!.blockNumber === 'latest' ? BigInt(await remote.request<string>('eth_blockNumber')) : options!.blockNumber
   }
-  const blockNumber =
-    options.blockNumber === 'latest' ? BigInt(await remote.request<string>('eth_blockNumber')) : options.blockNumber
-  const cache = createForkSource({ remote, chainId: upstreamChainId, blockNumber, cacheDir })
+  const cache = createForkSource({ remote, chainId: upstreamChainId, blockNumber, cacheDir, recorded: recorded?.reads })
   const header = await cache.header(blockNumber)
   if (!header) throw new InvalidInputError(`fork block ${blockNumber} not found at ${remote.upstream}`)
+  if (recorded && header.hash !== recorded.blockHash)
+    throw new InvalidInputError(
+      `fork block ${blockNumber} at ${remote.upstream} is ${String(header.hash)}, the fixture was recorded at ${recorded.blockHash}`,
+    )
 
-  const chainId = options.chainId ?? upstreamChainId
+  // From a fixture, the config already holds the chain id the fork ran under.
+  const chainId = recorded ? config.chainId : (options!.chainId ?? upstreamChainId)
   const common = createDevCommon(chainId, config.hardfork)
   // Before the state exists: it binds its reads when constructed.
   enableForkState()
   const state = createStateManager(common)
   await attachFork(state, cache.source)
   const sorted = [...accounts].sort((a, b) => (a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1))
+  // Read all the dev accounts at once (one JSON-RPC batch), not one round trip each in the loop below.
+  await Promise.all(sorted.map(({ address }) => cache.source.account(createAddressFromString(address))))
   for (const { address } of sorted) {
     const at = createAddressFromString(address)
     const account = (await state.getAccount(at)) ?? new Account()
@@ -79,7 +102,7 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[]) {
 
   const blockHash = header.hash as `0x${string}`
   const base = baseBlock(header, common)
-  const fork: Fork = { upstream: remote.upstream, url: options.url, upstreamChainId, blockNumber, blockHash, remote, cache }
+  const fork: Fork = { upstream: remote.upstream, url, upstreamChainId, blockNumber, blockHash, remote, cache }
   return {
     fork,
     imported: {
@@ -110,6 +133,21 @@ function baseBlock(json: Record<string, unknown>, common: ReturnType<typeof crea
   // A frozen header answers hash() from its cache: seeded with the upstream's hash.
   ;(block.header as unknown as { cache: { hash?: Uint8Array } }).cache.hash = hexToBytes(json.hash as `0x${string}`)
   return block
+}
+
+/** The upstream's chain id, from the URL's cache file when this URL was seen before. */
+async function upstreamChainIdOf(remote: Remote, cacheDir: string) {
+  const urlFile = join(cacheDir, 'urls', `${createHash('sha256').update(remote.url).digest('hex').slice(0, 32)}.json`)
+  const known = readChainId(urlFile)
+  if (known !== undefined) return known
+  const chainId = BigInt(await remote.request<string>('eth_chainId'))
+  try {
+    mkdirSync(join(urlFile, '..'), { recursive: true })
+    writeFileSync(urlFile, JSON.stringify({ chainId: chainId.toString() }))
+  } catch {
+    // A cache that cannot be written costs a remote call next time, nothing more.
+  }
+  return chainId
 }
 
 function readChainId(file: string): bigint | undefined {

@@ -1,3 +1,5 @@
+import { Agent as HttpAgent, request as httpRequest } from 'node:http'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { DevnetError } from '../../errors/base.js'
 
 /**
@@ -41,6 +43,10 @@ export type RemoteOptions = {
   maxBatch?: number | undefined
   /** Never send: every read not answered by a cache fails (a fork replayed from its recorded cache). */
   offline?: boolean | undefined
+  /** How messages name the upstream (default: the URL, redacted). */
+  upstream?: string | undefined
+  /** Why a read is refused when offline (default: the fork cache has no answer). */
+  offlineReason?: string | undefined
 }
 
 type Waiter = { resolve(value: unknown): void; reject(error: unknown): void }
@@ -56,12 +62,15 @@ type Queued = { method: string; params: unknown[]; key: string; waiters: Waiter[
  */
 export function createRemote(options: RemoteOptions) {
   const url = options.url
-  const upstream = redact(url)
+  const upstream = options.upstream ?? redact(url)
   const timeoutMs = options.timeoutMs ?? 30_000
   const attempts = options.attempts ?? 5
   const backoffMs = options.backoffMs ?? 100
   const maxBatch = options.maxBatch ?? 100
   const stats: RemoteStats = { http: 0, requests: 0, retries: 0 }
+  // Kept-alive connections, a few at once (reads of concurrent requests go out in parallel).
+  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 8 })
+  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 8 })
   const inFlight = new Map<string, Queued>()
   let queue: Queued[] = []
   let scheduled = false
@@ -69,6 +78,7 @@ export function createRemote(options: RemoteOptions) {
 
   /** Sends one HTTP request with `body`; retries the transient failures. */
   async function post(body: unknown, what: string): Promise<unknown> {
+    const data = JSON.stringify(body)
     let lastReason = ''
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) {
@@ -76,29 +86,19 @@ export function createRemote(options: RemoteOptions) {
         await new Promise((r) => setTimeout(r, backoffMs * 2 ** (attempt - 1)))
       }
       stats.http++
-      const controller = new AbortController()
-      const timer = setTimeout(() => controller.abort(), timeoutMs)
-      let response: Response
-      let text: string
+      let reply: { status: number; text: string }
       try {
-        response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          signal: controller.signal,
-        })
-        text = await response.text()
+        reply = await send1(data)
       } catch (error) {
-        lastReason = controller.signal.aborted ? `timed out after ${timeoutMs} ms` : `${(error as Error).message}`
-        continue
-      } finally {
-        clearTimeout(timer)
-      }
-      if (response.status === 429 || response.status >= 500) {
-        lastReason = `HTTP ${response.status}`
+        lastReason = (error as Error).message
         continue
       }
-      if (!response.ok) throw new ForkRemoteError(upstream, what, `HTTP ${response.status}: ${text.slice(0, 200)}`)
+      const { status, text } = reply
+      if (status === 429 || status >= 500) {
+        lastReason = `HTTP ${status}`
+        continue
+      }
+      if (status < 200 || status >= 300) throw new ForkRemoteError(upstream, what, `HTTP ${status}: ${text.slice(0, 200)}`)
       try {
         return JSON.parse(text)
       } catch {
@@ -106,6 +106,51 @@ export function createRemote(options: RemoteOptions) {
       }
     }
     throw new ForkRemoteError(upstream, what, `${lastReason} (after ${attempts} attempts)`)
+  }
+
+  /**
+   * One POST over a kept-alive connection. node:http rather than fetch:
+   * fetch (undici, web streams) cost several times the CPU per request, and
+   * a cold token transfer on a fork makes one request per cold slot.
+   */
+  function send1(data: string): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      let target: URL
+      try {
+        target = new URL(url)
+      } catch {
+        return reject(new Error('invalid URL'))
+      }
+      const secure = target.protocol === 'https:'
+      const req = (secure ? httpsRequest : httpRequest)(
+        target,
+        {
+          method: 'POST',
+          agent: secure ? httpsAgent : httpAgent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+        },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (chunk: Buffer) => chunks.push(chunk))
+          res.on('end', () => {
+            clearTimeout(timer)
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') })
+          })
+          res.on('error', fail)
+        },
+      )
+      function fail(error: Error) {
+        clearTimeout(timer)
+        reject(timedOut ? new Error(`timed out after ${timeoutMs} ms`) : error)
+      }
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        req.destroy()
+      }, timeoutMs)
+      req.on('error', fail)
+      req.end(data)
+    })
   }
 
   async function flush() {
@@ -151,12 +196,17 @@ export function createRemote(options: RemoteOptions) {
 
   return {
     url,
+    /** Closes the kept-alive connections (a closed fork's sockets must not keep the process alive). */
+    close() {
+      httpAgent.destroy()
+      httpsAgent.destroy()
+    },
     /** The URL as shown in messages (credentials and query removed). */
     upstream,
     stats,
     /** One read; batched with the others of this tick, coalesced with an identical one in flight. */
     request<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-      if (options.offline) return Promise.reject(new ForkRemoteError(upstream, method, 'offline, and the fork cache has no answer for it'))
+      if (options.offline) return Promise.reject(new ForkRemoteError(upstream, method, options.offlineReason ?? 'offline, and the fork cache has no answer for it'))
       const key = `${method}:${JSON.stringify(params)}`
       return new Promise<T>((resolve, reject) => {
         const waiter = { resolve: resolve as (v: unknown) => void, reject }

@@ -3,22 +3,23 @@ import { join } from 'node:path'
 import { type Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, unpadBytes } from '../../evm/engine.js'
 import type { ForkSource } from '../../evm/forkState.js'
 import { keccak256 } from '../../evm/engine.js'
+import { createPrefetch } from './prefetch.js'
 import type { Remote } from './remote.js'
 
 type Hex = `0x${string}`
 /** An account as cached: [nonce, balance, code], or null for an empty one. */
 type CachedAccount = [nonce: Hex, balance: Hex, code: Hex] | null
 
-/** What one pin (chain id + fork block) read from the upstream, as kept on disk. */
-type CacheFile = {
-  version: 1
-  chainId: string
-  blockNumber: string
+/** What a fork read from the upstream at its pin: the part of the cache a fixture of the fork records. */
+export type ForkReads = {
   accounts: Record<string, CachedAccount>
   storage: Record<string, Record<string, Hex>>
   /** Other upstream reads at fixed blocks (headers, blocks, receipts, logs): "method:params" → result. */
   reads: Record<string, unknown>
 }
+
+/** What one pin (chain id + fork block) read from the upstream, as kept on disk. */
+type CacheFile = { version: 1; chainId: string; blockNumber: string } & ForkReads
 
 /**
  * The upstream's state and history at one fork block, cached in memory and
@@ -31,6 +32,8 @@ export function createForkSource(args: {
   chainId: bigint
   blockNumber: bigint
   cacheDir: string | undefined
+  /** Reads recorded before (a fixture of this fork): answered without the upstream. */
+  recorded?: ForkReads | undefined
 }) {
   const { remote, blockNumber } = args
   const pin = `0x${blockNumber.toString(16)}`
@@ -43,6 +46,7 @@ export function createForkSource(args: {
     storage: {},
     reads: {},
   }
+  if (args.recorded) mergeReads(cache, args.recorded)
   const codeByHash = new Map<string, Uint8Array>()
   const decoded = new Map<string, { nonce: bigint; balance: bigint; codeHash: Uint8Array; code: Uint8Array } | undefined>()
   let dirty = false
@@ -108,6 +112,7 @@ export function createForkSource(args: {
       const slot = bytesToHex(key)
       let value = cache.storage[a]?.[slot]
       if (value === undefined) {
+        prefetch.missed(a, slot)
         value = await remote.request<Hex>('eth_getStorageAt', [a, slot, pin])
         ;(cache.storage[a] ??= {})[slot] = value
         touch()
@@ -116,6 +121,8 @@ export function createForkSource(args: {
     },
     hasStorage: async (address) => ((await accountEntry(address))?.code.length ?? 0) > 0,
   }
+
+  const prefetch = createPrefetch(source)
 
   /** An upstream read whose answer is fixed (it names a block at or below the pin), cached like state. */
   async function read<T>(method: string, params: unknown[], keep: (result: T) => boolean = () => true): Promise<T> {
@@ -132,19 +139,63 @@ export function createForkSource(args: {
   return {
     source,
     read,
+    /** Before a transaction runs: asks the upstream for what it will likely read (prefetch.ts). */
+    prefetch: prefetch.transaction,
     /** The upstream's block `number` (at or below the pin), without its transactions. */
     header: (number: bigint) =>
       read<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${number.toString(16)}`, false], (r) => r !== null),
     save,
+    /**
+     * Everything read so far, keys sorted (reads resolve in whatever order
+     * the upstream answers: sorted, the same reads give the same bytes).
+     */
+    recorded(): ForkReads {
+      const sorted = <T>(o: Record<string, T>, map: (v: T) => T = (v) => v) =>
+        Object.fromEntries(Object.keys(o).sort().map((k) => [k, map(o[k]!)])) as Record<string, T>
+      return {
+        accounts: sorted(cache.accounts),
+        storage: sorted(cache.storage, (slots) => sorted(slots)),
+        reads: sorted(cache.reads),
+      }
+    },
+    /** Adds reads recorded elsewhere (a fixture of this pin) to what this cache answers. */
+    merge(recorded: ForkReads) {
+      if (mergeReads(cache, recorded)) touch()
+    },
     /** The cache file, when reads are kept on disk. */
     file,
     close() {
       save()
+      remote.close()
     },
   }
 }
 
 export type ForkCache = ReturnType<typeof createForkSource>
+
+/** Adds the entries of `from` that `into` lacks; whether any was added. */
+function mergeReads(into: ForkReads, from: ForkReads): boolean {
+  let added = false
+  for (const [key, value] of Object.entries(from.accounts))
+    if (!(key in into.accounts)) {
+      into.accounts[key] = value
+      added = true
+    }
+  for (const [address, slots] of Object.entries(from.storage)) {
+    const mine = (into.storage[address] ??= {})
+    for (const [slot, value] of Object.entries(slots))
+      if (!(slot in mine)) {
+        mine[slot] = value
+        added = true
+      }
+  }
+  for (const [key, value] of Object.entries(from.reads))
+    if (!(key in into.reads)) {
+      into.reads[key] = value
+      added = true
+    }
+  return added
+}
 
 function load(file: string | undefined): CacheFile | undefined {
   if (!file) return undefined
