@@ -6,6 +6,7 @@ import type { ExecutedTx } from '../evm/types.js'
 import type { DevAccount } from './accounts.js'
 import type { BuiltPayload, PayloadAttributes } from './buildPayload.js'
 import type { Chain, ChainReader, StoredBlock } from './chain.js'
+import type { CallMemo } from './callMemo.js'
 import type { Clock } from './clock.js'
 import type { BlockOverrides, createControls } from './controls.js'
 import type { Events } from './events.js'
@@ -55,6 +56,8 @@ export interface Node {
     resolve(id: BlockId): View
     reader(view: View): MerkleStateManager
     withVm<T>(view: View, fn: (vm: VM) => Promise<T>): Promise<T>
+    /** Results of eth_call without overrides, per view (src/node/callMemo.ts). */
+    memo: CallMemo
     clear(): void
   }
   readonly pool: {

@@ -1,5 +1,6 @@
 import type { Address, Hex } from 'viem'
 import { type BlockOverrides, type StateOverrides, estimateGas, runCall, throwIfFailed } from '../../node/call.js'
+import { callKey } from '../../node/callMemo.js'
 import { ArgError, address, blockId, callRequest, data, hash, quantity, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { q } from '../format.js'
@@ -54,9 +55,14 @@ export const callMethods: MethodDef[] = [
     required: 1,
     handler: async ({ node }, [request, id, state, block]) => {
       const view = node.views.resolve(id ?? latest)
-      const outcome = await node.views.withVm(view, (vm) =>
-        runCall(node.common, vm, view, request, { stateOverrides: state, blockOverrides: block, gasCap: node.config.rpcGasCap }),
-      )
+      const run = async () => {
+        const { returnData, reverted, error } = await node.views.withVm(view, (vm) =>
+          runCall(node.common, vm, view, request, { stateOverrides: state, blockOverrides: block, gasCap: node.config.rpcGasCap }),
+        )
+        return { returnData, reverted, error }
+      }
+      // A call without overrides is a pure read of its view: the same call at the same view answers from the memo.
+      const outcome = state || block ? await run() : await node.views.memo.run(view, callKey(request), run)
       throwIfFailed(outcome)
       return outcome.returnData
     },
