@@ -11,7 +11,10 @@
  *
  *   npx tsx bench/readpath.ts                 # spawns `devnet start --mining auto` from src/
  *   npx tsx bench/readpath.ts --prof DIR      # the same, the server under node --cpu-prof (profile in DIR)
- *   options: --seconds N (per loop, default 3), --only bal1,bal32,call32, --rounds N,
+ * The last row, calld32, asks balanceOf of a new holder every time (no two
+ * calls alike): the cost of a call the eth_call memo cannot answer.
+ *
+ *   options: --seconds N (per loop, default 3), --only bal1,bal32,call32,call1,calld32, --rounds N,
  *   --src DIR (run the server from another checkout's src/, for A/B runs)
  */
 import { spawn } from 'node:child_process'
@@ -137,14 +140,23 @@ async function main() {
       const r = await rpc('eth_call', [{ to: token, data }, 'latest'])
       if (r.length !== 66) throw new Error(`bad eth_call result ${r}`)
     }
+    // balanceOf of a different holder each time: what a call costs when the memo cannot answer it.
+    let holder = 0
+    const distinct = async () => {
+      const who = `0x${(++holder).toString(16).padStart(40, '0')}` as Hex
+      const r = await rpc('eth_call', [{ to: token, data: encodeFunctionData({ abi: art.abi, functionName: 'balanceOf', args: [who] }) }, 'latest'])
+      if (r.length !== 66) throw new Error(`bad eth_call result ${r}`)
+    }
     // The harness' warm-up: 8 in flight.
     if (!only || only.some((n) => n.startsWith('bal'))) await loop(pid, 8, balance)
     if (!only || only.some((n) => n.startsWith('call'))) await loop(pid, 8, call)
+    if (only?.includes('calld32')) await loop(pid, 8, distinct)
     const rows: [string, number, () => Promise<unknown>][] = [
       ['bal1', 1, balance],
       ['bal32', 32, balance],
       ['call32', 32, call],
       ['call1', 1, call],
+      ['calld32', 32, distinct],
     ]
     for (let r = 0; r < rounds; r++)
       for (const [name, n, fn] of rows) {
