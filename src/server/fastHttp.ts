@@ -92,63 +92,102 @@ function response(status: number, body: string | undefined, options: FastPathOpt
  * one after another, in order (pipelined ones wait their turn). The first
  * request the fast path does not take, and the rest of the connection with
  * it, goes to node:http (`handOff`), so every other case keeps node:http's
- * behaviour.
+ * behaviour. The socket must allow half-open connections (as node:http's
+ * do): a client that ends its side after sending still gets its answer.
  */
 export function serveFast(socket: Socket, options: FastPathOptions) {
-  let buffered: Buffer | undefined
+  // Unread bytes as they arrived: a large body is joined once, when whole, not once per chunk.
+  let chunks: Buffer[] = []
+  let total = 0
+  // The request whose head is read: where its body starts and ends.
+  let body: { start: number; end: number } | undefined
   let busy = false
+  let ended = false
+  let handedOff = false
 
+  const joined = () => {
+    if (chunks.length > 1) chunks = [Buffer.concat(chunks, total)]
+    return chunks[0]!
+  }
   const onData = (chunk: Buffer) => {
-    buffered = buffered === undefined ? chunk : Buffer.concat([buffered, chunk])
+    chunks.push(chunk)
+    total += chunk.length
     if (!busy) next()
   }
+  const onEnd = () => {
+    ended = true
+    if (!busy) socket.end()
+  }
+  // Idle only between requests: a call that runs longer than the keep-alive time is not cut.
+  const idle = () => socket.setTimeout(options.keepAliveSeconds * 1000)
   const onTimeout = () => socket.destroy()
   const onError = () => socket.destroy()
   socket.on('data', onData)
+  socket.on('end', onEnd)
   socket.on('error', onError)
-  socket.setTimeout(options.keepAliveSeconds * 1000, onTimeout)
+  socket.on('timeout', onTimeout)
+  idle()
 
   const handOff = () => {
+    handedOff = true
     socket.off('data', onData)
+    socket.off('end', onEnd)
     socket.off('error', onError)
-    socket.setTimeout(0)
     socket.off('timeout', onTimeout)
-    const unread = buffered
-    buffered = undefined
+    socket.setTimeout(0)
+    const unread = total > 0 ? joined() : undefined
+    chunks = []
+    total = 0
     options.handOff(socket, unread)
   }
 
-  // Takes every complete request in the buffer, one at a time.
-  const next = () => {
-    while (buffered !== undefined && !socket.destroyed) {
-      const end = buffered.indexOf('\r\n\r\n')
-      if (end < 0) {
-        if (buffered.length > maxHeaderBytes) handOff()
-        return
-      }
-      const head = parseHead(buffered.toString('latin1', 0, end), options.bodyLimit)
-      if (!head) return handOff()
-      const start = end + 4
-      if (buffered.length < start + head.length) return
-      const text = buffered.toString('utf8', start, start + head.length)
-      buffered = buffered.length === start + head.length ? undefined : buffered.subarray(start + head.length)
-      busy = true
-      options.answer(text).then(
-        ({ status, body }) => {
-          busy = false
-          if (socket.destroyed) return
-          // A client that sends without reading its answers is read no further until it catches up.
-          if (!socket.write(response(status, body, options))) {
-            socket.pause()
-            socket.once('drain', () => {
-              socket.resume()
-              if (!busy && buffered !== undefined) next()
-            })
-          } else if (buffered !== undefined) next()
-        },
-        () => socket.destroy(),
-      )
+  const finish = (status: number, text: string | undefined) => {
+    busy = false
+    if (socket.destroyed) return
+    const flushed = socket.write(response(status, text, options))
+    idle()
+    if (ended) {
+      // The client has sent all it will: answer what is complete, then close our side.
+      next()
+      if (!busy && !handedOff) socket.end()
       return
     }
+    // A client that sends without reading its answers is read no further until it catches up.
+    if (!flushed) {
+      socket.pause()
+      socket.once('drain', () => {
+        socket.resume()
+        if (!busy) next()
+      })
+    } else next()
+  }
+
+  // Takes the next complete request in the buffer, if any.
+  const next = () => {
+    if (total === 0 || socket.destroyed) return
+    if (body === undefined) {
+      const bytes = joined()
+      const end = bytes.indexOf('\r\n\r\n')
+      if (end < 0) {
+        if (total > maxHeaderBytes) handOff()
+        return
+      }
+      const head = parseHead(bytes.toString('latin1', 0, end), options.bodyLimit)
+      if (!head) return handOff()
+      body = { start: end + 4, end: end + 4 + head.length }
+    }
+    if (total < body.end) return
+    const bytes = joined()
+    const text = bytes.toString('utf8', body.start, body.end)
+    const rest = bytes.subarray(body.end)
+    chunks = rest.length > 0 ? [rest] : []
+    total = rest.length
+    body = undefined
+    busy = true
+    socket.setTimeout(0)
+    options.answer(text).then(
+      (answer) => finish(answer.status, answer.body),
+      () => socket.destroy(),
+    )
   }
 }

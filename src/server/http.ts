@@ -193,7 +193,7 @@ export async function listen(app: HttpApp, options: ServerOptions) {
     process.nextTick(() => socket.resume())
   }
   const listener = fast
-    ? net.createServer({ noDelay: true }, (socket) => {
+    ? net.createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
         sockets.add(socket)
         socket.once('close', () => sockets.delete(socket))
         serveFast(socket, { ...fast, keepAliveSeconds, handOff })

@@ -83,6 +83,25 @@ describe('HTTP fast path', () => {
     expect(Number(r!.headers['content-length'])).toBe(Buffer.byteLength(r!.body))
   })
 
+  test('behavior: a body that arrives in many pieces', async () => {
+    // A batch of 20 calls, about 1.3 kB, sent 16 bytes at a time.
+    const batch = JSON.stringify(Array.from({ length: 20 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] })))
+    const whole = post(batch)
+    const parts = Array.from({ length: Math.ceil(whole.length / 16) }, (_, i) => whole.slice(16 * i, 16 * i + 16))
+    const [r] = await exchange(devnet.port, parts, 1)
+    expect((JSON.parse(r!.body) as { id: number }[]).map((x) => x.id)).toEqual(Array.from({ length: 20 }, (_, i) => i))
+  })
+
+  test('behavior: a client that ends its side after sending still gets its answers', async () => {
+    const socket = net.connect(devnet.port, '127.0.0.1')
+    let data = ''
+    socket.on('data', (c) => (data += c))
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
+    socket.end(post() + post())
+    await closed
+    expect(data.match(/"result":"0x7a69"/g)).toHaveLength(2)
+  })
+
   test('behavior: a notification gets 204, bad JSON -32700', async () => {
     const rs = await exchange(devnet.port, [post('{"jsonrpc":"2.0","method":"eth_chainId"}') + post('{nope')], 2)
     expect(rs[0]).toMatchObject({ status: 204, body: '' })
