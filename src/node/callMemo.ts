@@ -5,7 +5,7 @@ import type { View } from './views.js'
 /** What eth_call answers from one run: the return data, or the revert / VM error it throws. */
 export type MemoizedCall = { returnData: Hex; reverted: boolean; error: string | undefined }
 
-/** Bounds of the memo: entries, bytes of return data in all, and the largest return data kept. */
+/** Bounds of the memo: entries, bytes held in all (keys and return data), and the largest key or return data kept. */
 export type CallMemoLimits = { entries: number; bytes: number; entryBytes: number }
 
 const defaultLimits: CallMemoLimits = { entries: 4096, bytes: 8 << 20, entryBytes: 64 << 10 }
@@ -55,19 +55,22 @@ export function createCallMemo(limits: CallMemoLimits = defaultLimits) {
     return id
   }
 
-  const size = (value: MemoizedCall) => value.returnData.length + 64
+  // What an entry holds: its key, its return data (hex characters) and some overhead.
+  const size = (key: string, value: MemoizedCall) => key.length + value.returnData.length + 64
 
   const evict = () => {
     while (entries.size > limits.entries || bytes > limits.bytes) {
       const [key, value] = entries.entries().next().value!
       entries.delete(key)
-      if (!(value instanceof Promise)) bytes -= size(value)
+      if (!(value instanceof Promise)) bytes -= size(key, value)
     }
   }
 
   return {
     /** The result of the call `key` at `view`: a kept one, a run in flight, or `run()`'s (kept when small enough). */
     run(view: View, key: string, run: () => Promise<MemoizedCall>): MemoizedCall | Promise<MemoizedCall> {
+      // A call with large calldata is kept by nobody: its key alone would hold the bytes.
+      if (key.length > limits.entryBytes) return run()
       const full = `${idOf(view)}:${key}`
       const found = entries.get(full)
       if (found !== undefined) return found
@@ -78,7 +81,7 @@ export function createCallMemo(limits: CallMemoLimits = defaultLimits) {
           if (value.returnData.length > limits.entryBytes) entries.delete(full)
           else {
             entries.set(full, value)
-            bytes += size(value)
+            bytes += size(full, value)
             evict()
           }
           return value

@@ -165,7 +165,7 @@ describe('createCallMemo', () => {
     await byCount.run(v, 'b', counted('0x00'))
     await byCount.run(v, 'a', counted('0x00'))
     expect(runs).toBe(5)
-    // Bytes: 102 bytes of return data count as 166; three do not fit in 400, two do.
+    // Bytes: 102 characters of return data count as 169 with the key ('0:m1') and overhead; three do not fit in 400, two do.
     runs = 0
     const byBytes = createCallMemo({ entries: 100, bytes: 400, entryBytes: 150 })
     const medium = `0x${'00'.repeat(50)}` as Hex
@@ -178,6 +178,11 @@ describe('createCallMemo', () => {
     expect(await byBytes.run(v, 'big', counted(big))).toEqual(answer(big))
     await byBytes.run(v, 'big', counted(big))
     expect(runs).toBe(5)
+    // So is a call whose key is over entryBytes (large calldata).
+    const longKey = 'k'.repeat(151)
+    await byBytes.run(v, longKey, counted('0x00'))
+    await byBytes.run(v, longKey, counted('0x00'))
+    expect(runs).toBe(7)
   })
 
   test('callKey: requests that decode alike share a key; any field tells them apart', () => {
