@@ -29,7 +29,7 @@ const corsHeaders = {
 /** The request listener, plus what the fast path (fastHttp.ts) needs to answer POSTs itself. */
 export type HttpApp = http.RequestListener & { fast?: Pick<FastPathOptions, 'answer' | 'bodyLimit' | 'extraHeaders'> }
 
-/** Seconds an idle kept-alive connection stays open (node:http's keepAliveTimeout, as Anvil's 65 s-class default). */
+/** Seconds an idle kept-alive connection stays open, on the fast path and in node:http (its keepAliveTimeout). */
 const keepAliveSeconds = 65
 
 /**
@@ -178,7 +178,10 @@ export function createHttpApp(
  * Listens on host:port (port 0: any free port); resolves with the URL and a
  * close function. With an app from `createHttpApp`, connections start on the
  * fast path (fastHttp.ts) and move to node:http (`server`, where WebSockets
- * attach) at the first request it does not take.
+ * attach) at the first request it does not take. That server never listens
+ * itself, so its header and request timeouts (checked on a timer that starts
+ * with listening) do not apply to the connections it is handed; its
+ * keep-alive timeout does.
  */
 export async function listen(app: HttpApp, options: ServerOptions) {
   const server = http.createServer({ noDelay: true }, app)
