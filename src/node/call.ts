@@ -102,7 +102,7 @@ const panicReasons: Record<number, string> = {
 }
 
 /** Throws the JSON-RPC shaped error of a failed call: code 3 for a revert, -32000 for other VM errors. */
-export function throwIfFailed(outcome: CallOutcome) {
+export function throwIfFailed(outcome: Pick<CallOutcome, 'returnData' | 'reverted' | 'error'>) {
   if (outcome.reverted) throw new ExecutionRevertedError(outcome.returnData, revertReason(outcome.returnData))
   if (outcome.error) throw new ExecutionFailedError(outcome.error)
 }

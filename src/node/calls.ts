@@ -1,6 +1,7 @@
 import type { Address, Hex } from 'viem'
 import type { CallRequest } from '../evm/execute.js'
 import { type BlockOverrides, type StateOverrides, estimateGas, runCall, throwIfFailed } from './call.js'
+import { type CallMemo, callKey } from './callMemo.js'
 import type { BlockId, View } from './views.js'
 import type { Common, VM } from '../evm/engine.js'
 
@@ -9,7 +10,7 @@ export type CallOverrides = { stateOverrides?: StateOverrides | undefined; block
 
 /** What the calls read: the views (a block's state, a VM on it), the chain's rules, the RPC gas cap. */
 export type CallParts = {
-  views: { resolve(id: BlockId): View; withVm<T>(view: View, fn: (vm: VM) => Promise<T>): Promise<T> }
+  views: { resolve(id: BlockId): View; withVm<T>(view: View, fn: (vm: VM) => Promise<T>): Promise<T>; memo: CallMemo }
   common: Common
   gasCap: bigint
 }
@@ -33,9 +34,14 @@ export function createCalls(parts: CallParts) {
     /** Runs `request` and resolves with its return data; a revert or VM error throws (code 3, -32015). */
     async call(request: CallRequest, id: BlockId, overrides: CallOverrides = {}): Promise<Hex> {
       const view = views.resolve(id)
-      const outcome = await views.withVm(view, (vm) =>
-        runCall(common, vm, view, request, { ...overrides, gasCap: gasCap() }),
-      )
+      const run = async () => {
+        const { returnData, reverted, error } = await views.withVm(view, (vm) =>
+          runCall(common, vm, view, request, { ...overrides, gasCap: gasCap() }),
+        )
+        return { returnData, reverted, error }
+      }
+      // A call without overrides is a pure read of its view: the same call at the same view answers from the memo.
+      const outcome = overrides.stateOverrides || overrides.blockOverrides ? await run() : await views.memo.run(view, callKey(request), run)
       throwIfFailed(outcome)
       return outcome.returnData
     },

@@ -7,6 +7,7 @@ import type { AccessListEntry, CallOverrides } from './calls.js'
 import type { DevAccount } from './accounts.js'
 import type { BuiltPayload, PayloadAttributes } from './buildPayload.js'
 import type { Chain, ChainReader, StoredBlock } from './chain.js'
+import type { CallMemo } from './callMemo.js'
 import type { Clock } from './clock.js'
 import type { BlockOverrides } from './controls.js'
 import type { Events } from './events.js'
@@ -231,7 +232,8 @@ export type NodeParts = {
   clock: Clock
   time: TimeControls
   events: Events
-  views: { clear(): void }
+  /** The views' caches: emptied on a fixture load; the eth_call memo (callMemo.ts) is read by its tests. */
+  views: { clear(): void; memo: CallMemo }
   snapshots: Snapshots
   /** Runs `fn` as one write, in order with every other change (the fixture swap, a dump's capture). */
   write<T>(fn: () => Promise<T>): Promise<T>

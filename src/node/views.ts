@@ -5,6 +5,7 @@ import type { Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
 import type { BlockEnv } from '../evm/execute.js'
 import { createCaches, createVmAt } from '../evm/engine.js'
+import { createCallMemo } from './callMemo.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import { UnknownBlockError } from './errors.js'
 import type { PreconfSnapshot } from './preconf.js'
@@ -66,6 +67,7 @@ export function createViews(args: {
 }) {
   const cache = new Map<string, Entry>()
   const maxEntries = 16
+  const memo = createCallMemo()
 
   const entry = (root: Uint8Array): Entry => {
     const key = bytesToHex(root)
@@ -136,6 +138,11 @@ export function createViews(args: {
       )
       return run
     },
-    clear: () => cache.clear(),
+    /** Results of eth_call per view (callMemo.ts): the same call at the same view runs once. */
+    memo,
+    clear: () => {
+      cache.clear()
+      memo.clear()
+    },
   }
 }

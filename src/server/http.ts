@@ -1,6 +1,7 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import net, { type AddressInfo, type Socket } from 'node:net'
 import type { Dispatcher } from '../rpc/dispatch.js'
+import { type FastPathOptions, type PostAnswer, serveFast } from './fastHttp.js'
 
 export type ServerOptions = {
   host: string
@@ -25,6 +26,12 @@ const corsHeaders = {
   'Access-Control-Allow-Headers': 'Content-Type, Authorization',
 }
 
+/** The request listener, plus what the fast path (fastHttp.ts) needs to answer POSTs itself. */
+export type HttpApp = http.RequestListener & { fast?: Pick<FastPathOptions, 'answer' | 'bodyLimit' | 'extraHeaders'> }
+
+/** Seconds an idle kept-alive connection stays open, on the fast path and in node:http (its keepAliveTimeout). */
+const keepAliveSeconds = 65
+
 /**
  * HTTP transport: POST / with a JSON-RPC body. Knows nothing about Ethereum;
  * it turns bytes into `dispatcher.handle(payload)` and back. A body over the
@@ -34,7 +41,9 @@ const corsHeaders = {
  * routes, and express's router, request decoration and module load cost more
  * than the whole of an eth_getBalance (a quarter of its time per request and
  * ~0.2 s of cold start). Every response is written in one `end` with its
- * headers, so a reply is one socket write.
+ * headers, so a reply is one socket write. `listen` goes further for the
+ * common case (fastHttp.ts): a JSON-RPC POST on a kept-alive connection is
+ * answered without node:http's request and response objects at all.
  *
  * `routes` (the live page, src/ui) answer GETs other than JSON-RPC's; a GET /
  * that does not ask for HTML (curl, a health check) keeps its JSON answer.
@@ -43,7 +52,7 @@ export function createHttpApp(
   dispatcher: Dispatcher,
   options: ServerOptions,
   routes?: StaticRoutes | undefined,
-): http.RequestListener {
+): HttpApp {
   const base: Record<string, string> = options.cors ? corsHeaders : {}
   const send = (
     res: http.ServerResponse,
@@ -69,28 +78,30 @@ export function createHttpApp(
     return true
   }
 
-  const answer = async (res: http.ServerResponse, text: string) => {
+  /** The answer to a POST body: a parse error, the dispatcher's reply, 204 for notifications only, or 500 for a bug. */
+  const answerText = async (text: string): Promise<PostAnswer> => {
     let payload: unknown
     try {
       payload = JSON.parse(text)
     } catch {
-      send(res, 200, parseError)
-      return
+      return { status: 200, body: parseError }
     }
-    let body: string | undefined
     try {
-      body = await dispatcher.respond(payload)
+      const body = await dispatcher.respond(payload)
+      return body === undefined ? { status: 204, body: undefined } : { status: 200, body }
     } catch (error) {
       // The dispatcher turns every method error into a response; this is a bug, never the client's fault.
       console.error('devnet: internal error:', error)
-      send(res, 500, internalError)
-      return
+      return { status: 500, body: internalError }
     }
-    if (body === undefined) send(res, 204, undefined)
-    else send(res, 200, body)
   }
 
-  return (req, res) => {
+  const answer = async (res: http.ServerResponse, text: string) => {
+    const { status, body } = await answerText(text)
+    send(res, status, body)
+  }
+
+  const listener: HttpApp = (req, res) => {
     const path = req.url === '/' ? '/' : ((req.url ?? '/').split('?')[0] ?? '/')
     if (req.method === 'OPTIONS' && options.cors) {
       send(res, 204, undefined)
@@ -158,17 +169,44 @@ export function createHttpApp(
       void answer(res, text)
     })
   }
+  const extraHeaders = Object.entries(base).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+  listener.fast = { answer: answerText, bodyLimit: options.bodyLimit, extraHeaders }
+  return listener
 }
 
-/** Listens on host:port (port 0: any free port); resolves with the URL and a close function. */
-export async function listen(app: http.RequestListener, options: ServerOptions) {
+/**
+ * Listens on host:port (port 0: any free port); resolves with the URL and a
+ * close function. With an app from `createHttpApp`, connections start on the
+ * fast path (fastHttp.ts) and move to node:http (`server`, where WebSockets
+ * attach) at the first request it does not take. That server never listens
+ * itself, so its header and request timeouts (checked on a timer that starts
+ * with listening) do not apply to the connections it is handed; its
+ * keep-alive timeout does.
+ */
+export async function listen(app: HttpApp, options: ServerOptions) {
   const server = http.createServer({ noDelay: true }, app)
-  server.keepAliveTimeout = 65_000
+  server.keepAliveTimeout = keepAliveSeconds * 1000
+  const fast = app.fast
+  const sockets = new Set<Socket>()
+  const handOff = (socket: Socket, unread: Buffer | undefined) => {
+    // Paused while node:http takes over: no byte is read before its parser listens.
+    socket.pause()
+    if (unread) socket.unshift(unread)
+    server.emit('connection', socket)
+    process.nextTick(() => socket.resume())
+  }
+  const listener = fast
+    ? net.createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
+        sockets.add(socket)
+        socket.once('close', () => sockets.delete(socket))
+        serveFast(socket, { ...fast, keepAliveSeconds, handOff })
+      })
+    : server
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port, options.host, () => resolve())
+    listener.once('error', reject)
+    listener.listen(options.port, options.host, () => resolve())
   })
-  const { port } = server.address() as AddressInfo
+  const { port } = listener.address() as AddressInfo
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   return {
     server,
@@ -176,8 +214,11 @@ export async function listen(app: http.RequestListener, options: ServerOptions) 
     url: `http://${host}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
+        // Every connection, handed off or not (node:http tracks only the connections it accepted itself).
+        for (const socket of sockets) socket.destroy()
         server.closeAllConnections?.()
-        server.close(() => resolve())
+        if (listener === server) server.close(() => resolve())
+        else listener.close(() => resolve())
       }),
   }
 }
