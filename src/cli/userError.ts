@@ -1,7 +1,6 @@
 import { ConfigError } from '../config/load.js'
 import { ChainImportError } from '../evm/geth/errors.js'
-import { FixtureFileError } from '../node/fixture/file.js'
-import { FixtureError } from '../node/fixture/format.js'
+import { FixtureError, FixtureFileError } from '../node/fixture/format.js'
 import { UsageError } from './start.js'
 
 /**

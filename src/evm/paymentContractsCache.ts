@@ -1,6 +1,5 @@
 import type { Common } from '@ethereumjs/common'
 import type { Address, Hex } from 'viem'
-import { encodeAbiParameters } from 'viem/utils'
 import { permitCheckoutDeployedBytecode } from '../artifacts/permitCheckout.js'
 import { smartAccountBytecode, smartAccountDeployedBytecode } from '../artifacts/smartAccount.js'
 import { smartAccountFactoryDeployedBytecode } from '../artifacts/smartAccountFactory.js'
@@ -51,10 +50,11 @@ export function cachedPaymentContractsGenesis(
 
 /** The CREATE2 address the factory gives `owner`'s index-0 account (as the library computes it). */
 function accountAddress(owner: Address): Address {
-  const manager = predeployAddresses.spendPermissionManager
-  const args = encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [owner, manager])
-  const salt = keccak256(Buffer.from(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [owner, 0n]).slice(2), 'hex'))
-  return create2Address(predeployAddresses.smartAccountFactory, `0x${Buffer.from(salt).toString('hex')}`, `${smartAccountBytecode}${args.slice(2)}`)
+  // ABI words written out: viem's encodeAbiParameters checks each address's checksum with its pure-JS keccak.
+  const word = (address: Address) => address.slice(2).toLowerCase().padStart(64, '0')
+  const salt = keccak256(Buffer.from(`${word(owner)}${'0'.repeat(64)}`, 'hex')) // abi.encode(owner, 0)
+  const args = `${word(owner)}${word(predeployAddresses.spendPermissionManager)}` // abi.encode(owner, manager)
+  return create2Address(predeployAddresses.smartAccountFactory, `0x${Buffer.from(salt).toString('hex')}`, `${smartAccountBytecode}${args}`)
 }
 
 function fromEntries(parsed: unknown, owners: readonly Address[]): GenesisAccount[] | undefined {

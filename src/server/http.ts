@@ -27,7 +27,7 @@ const corsHeaders = {
 
 /**
  * HTTP transport: POST / with a JSON-RPC body. Knows nothing about Ethereum;
- * it turns bytes into `dispatcher.handle(payload)` and back. A body over the
+ * it turns bytes into `dispatcher.respond(payload)` and back. A body over the
  * limit gets a JSON-RPC error, never a crash.
  *
  * A plain node:http listener rather than express: the transport has two
@@ -40,7 +40,7 @@ const corsHeaders = {
  * that does not ask for HTML (curl, a health check) keeps its JSON answer.
  */
 export function createHttpApp(
-  dispatcher: Dispatcher,
+  dispatcher: Pick<Dispatcher, 'respond'>,
   options: ServerOptions,
   routes?: StaticRoutes | undefined,
 ): http.RequestListener {
