@@ -128,15 +128,14 @@ export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSo
 /**
  * ./devnet.js, whose loading is most of a start (evaluating @ethereumjs and
  * the EVM speedups, loading the native secp256k1 and keccak bindings):
- * loaded a part at a time, with the event loop given a few turns between
- * parts, so a request that reaches the listening socket meanwhile (the
- * eth_chainId a client polls a starting node with) is answered after one
- * part rather than after all of them. Each part is a module devnet.js
- * imports anyway; the order is that of its imports.
+ * loaded a part at a time (src/evm/engineParts.ts, then the node), with the
+ * event loop given a few turns between parts, so a request that reaches the
+ * listening socket meanwhile (the eth_chainId a client polls a starting node
+ * with) is answered after one part rather than after all of them.
  */
 async function loadInSteps() {
-  const parts = [() => import('./evm/engine.js'), () => import('./evm/crypto.js'), () => import('./evm/keccak.js'), () => import('./node/node.js')]
-  for (const part of parts) {
+  const { engineParts } = await import('./evm/engineParts.js')
+  for (const part of [...engineParts, () => import('./node/node.js')]) {
     await part()
     for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve))
   }
