@@ -5,19 +5,20 @@
 // request and has it save what it compiled) and lives beside the bundle, named by a hash of the bundle and the Node
 // version that made it: another Node finds no file, and V8 itself refuses data from other V8 flags
 // (`cachedDataRejected`); either way the bundle is compiled as usual. Nothing is written at run time.
-import { createHash } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
-import Module, { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import vm from 'node:vm'
+'use strict'
+const { createHash } = require('node:crypto')
+const { readFileSync, writeFileSync } = require('node:fs')
+const Module = require('node:module')
+const { dirname, join } = require('node:path')
+const vm = require('node:vm')
 
 /** The cache file for `bundle` (its bytes) under the running Node: the build and the run must agree on it. */
-export function codeCacheFile(file, bundle) {
+function codeCacheFile(file, bundle) {
   const key = createHash('sha256').update(bundle).update(`\0${process.version}\0${process.arch}`).digest('hex').slice(0, 32)
   return join(dirname(file), `cli-${key}.v8cache`)
 }
 
-export function runWithCodeCache(file) {
+function runWithCodeCache(file) {
   const bundle = readFileSync(file)
   const cacheFile = codeCacheFile(file, bundle)
   let cachedData
@@ -41,5 +42,8 @@ export function runWithCodeCache(file) {
   const module = new Module(file)
   module.filename = file
   module.paths = Module._nodeModulePaths(dirname(file))
-  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file))
+  script.runInThisContext()(module.exports, Module.createRequire(file), module, file, dirname(file))
 }
+
+exports.codeCacheFile = codeCacheFile
+exports.runWithCodeCache = runWithCodeCache

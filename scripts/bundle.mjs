@@ -73,6 +73,12 @@ const result = await build({
   plugins: [evmInternalsPlugin(root)],
   sourcemap: 'linked',
   legalComments: 'none',
+  // No comments or indentation (a third of the text), and ASCII only: the text read, decoded and kept as the
+  // script's source at each start is 2 MB of one-byte string instead of 3 MB read into a two-byte one (the
+  // libraries' comments hold a few non-ASCII characters); names are kept, for stack traces and `.name`.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  charset: 'ascii',
   logLevel: 'warning',
   metafile: true,
 })
@@ -80,6 +86,8 @@ const problems = result.warnings.filter((w) => /import\.meta|require|import\(/.t
 if (problems.length > 0) throw new Error(`scripts/bundle.mjs: ${problems.map((w) => `${w.location?.file}:${w.location?.line}: ${w.text}`).join('\n')}`)
 // bin/codeCache.js runs the bundle as a vm.Script, which has no dynamic import(): every one must have become a require.
 const code = readFileSync(join(outdir, 'cli.cjs'), 'utf8')
+const nonAscii = /[^\x00-\x7f]/.exec(code)
+if (nonAscii) throw new Error(`scripts/bundle.mjs: dist/bundle/cli.cjs is not ASCII (${JSON.stringify(code.slice(Math.max(0, nonAscii.index - 40), nonAscii.index + 40))}): it would be decoded into a two-byte string`)
 const dynamicImport = /\bimport\((?!\s*\))/.exec(code)
 if (dynamicImport) throw new Error(`scripts/bundle.mjs: dist/bundle/cli.cjs still has a dynamic import(): ${code.slice(dynamicImport.index, dynamicImport.index + 80)}`)
 

@@ -1,20 +1,12 @@
-import { readFile } from 'node:fs/promises'
+import type { Duplex } from 'node:stream'
 import type { Chain as ViemChain } from 'viem'
-import { defineChain } from 'viem/utils'
 import { type ConfigLayer, resolveLayers } from './config/layers.js'
-import { ConfigError, type ConfigInput, readConfigFile } from './config/load.js'
+import { type ConfigInput, readConfigFile } from './config/load.js'
 import type { DevnetConfig } from './config/schema.js'
-import { ChainImportError, importGethChain, loadGethGenesis, readForkchoice } from './evm/engine.js'
-import { readFixtureFile } from './node/fixture/file.js'
-import type { LoadableFixture } from './node/fixture/format.js'
-import { configWithFixture } from './node/fixture/load.js'
-import { type ImportedChain, type Node, createNode } from './node/node.js'
 import type { DevnetRequestFn } from './client/schema.js'
-import { type Dispatcher, createDispatcher } from './rpc/dispatch.js'
-import { allMethods } from './rpc/registry.js'
-import { toRpcError } from './rpc/toRpcError.js'
-import { createHttpApp, listen } from './server/http.js'
-import { createCheckAuthorizationMethod } from './ui/checkAuthorization.js'
+import type { Node } from './node/node.js'
+import { type Responder, createStartupDispatcher } from './rpc/startupDispatcher.js'
+import { type StaticRoutes, createHttpApp, listen } from './server/http.js'
 
 export { type DevnetActions, devnetActions } from './client/actions.js'
 export { type DevnetMethod, type DevnetRequestFn, type DevnetRpcSchema, devnetMethodNames } from './client/schema.js'
@@ -37,13 +29,7 @@ export type DevnetOptions = ConfigInput & {
  */
 export type RequestFn = DevnetRequestFn
 
-/** An RPC error as EIP-1193 providers throw it (viem maps `code` to its error classes). */
-export class ProviderRpcError extends Error {
-  override name = 'ProviderRpcError'
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
-    super(message)
-  }
-}
+export { ProviderRpcError } from './errors/providerRpcError.js'
 
 /** A devnet running in this process, without a socket. */
 export type Devnet = {
@@ -62,53 +48,6 @@ export type Devnet = {
   /** Runs a pre-confirmation tick now. */
   preconfirm(): Promise<{ number: bigint; index: number; transactions: `0x${string}`[] }>
   close(): Promise<void>
-}
-
-/**
- * Runs one step of an import on the file `path` (`what`: genesis, import,
- * forkchoice). A file that cannot be read or parsed, or whose content the
- * importer refuses, becomes a ChainImportError naming the file, the block or
- * field, and the problem; anything else is a bug and passes unchanged.
- */
-async function importStep<T>(what: string, path: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run()
-  } catch (error) {
-    const e = error as Error & { code?: unknown; shortMessage?: string }
-    if (!(error instanceof ChainImportError || error instanceof SyntaxError || typeof e.code === 'string')) throw error
-    const problem = (e.shortMessage ?? e.message).replace(/^(genesis|forkchoice): /, '')
-    throw new ChainImportError(`${what} ${path}: ${problem}`, { cause: error })
-  }
-}
-
-async function importFiles(config: DevnetConfig): Promise<ImportedChain | undefined> {
-  if (!config.genesis) return undefined
-  const { genesis: genesisPath, import: chainPath, forkchoice: forkchoicePath } = config
-  const genesis = await importStep('genesis', genesisPath, async () =>
-    loadGethGenesis(JSON.parse(await readFile(genesisPath, 'utf8'))),
-  )
-  const blocks = chainPath
-    ? await importStep('import', chainPath, async () => importGethChain(genesis, new Uint8Array(await readFile(chainPath))))
-    : []
-  let safe: bigint | undefined
-  let finalized: bigint | undefined
-  if (forkchoicePath) {
-    const fc = await importStep('forkchoice', forkchoicePath, async () =>
-      readForkchoice(JSON.parse(await readFile(forkchoicePath, 'utf8'))),
-    )
-    const numberOf = (hash: string) =>
-      blocks.find((b) => `0x${Buffer.from(b.block.hash()).toString('hex')}` === hash.toLowerCase())?.block.header.number
-    safe = numberOf(fc.safe)
-    finalized = numberOf(fc.finalized)
-  }
-  return {
-    common: genesis.common,
-    state: genesis.stateManager,
-    genesisBlock: genesis.genesisBlock,
-    blocks,
-    safe,
-    finalized,
-  }
 }
 
 /**
@@ -148,123 +87,9 @@ export async function resolveConfig(options: DevnetOptions = {}, sources: Config
  * share state.
  */
 export async function createDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<Devnet> {
-  const { config, node } = await buildNode(await resolveConfig(options, sources))
-  return withDispatcher({ config, node }).devnet
-}
-
-/**
- * The dispatcher over every method, and the devnet around it.
- * devnet_checkAuthorization runs the payments library through this very
- * dispatcher (src/ui/checkAuthorization.ts), hence the late binding.
- */
-/** The devnet's current node and config (a re-fork replaces both); `reforked` runs after it did. */
-type Holder = { config: DevnetConfig; node: Node; reforked?: (() => void) | undefined }
-
-function withDispatcher(holder: Holder) {
-  const { config } = holder
-  let devnet: Devnet | undefined
-  const check = createCheckAuthorizationMethod({ request: () => devnet!.request, token: config.token.address })
-  // Requests reach the holder's node: the one a re-fork put there, whichever transport asked for it.
-  const dispatcher = createDispatcher(holder.node, [...allMethods, check], { debug: config.debug, refork: reforker(holder), follow: () => holder.node })
-  devnet = wrap(holder, dispatcher)
-  return { dispatcher, devnet }
-}
-
-/**
- * anvil_reset with `forking`: builds a node forking the given URL and block
- * with the same settings, closes the old one and puts the new one in its
- * place (the Devnet's `node` follows).
- */
-function reforker(holder: Holder) {
-  return async (forking: { url: string; blockNumber: bigint | 'latest' }) => {
-    const previous = holder.config.fork
-    const fork = { url: forking.url, blockNumber: forking.blockNumber, cacheDir: previous?.cacheDir, chainId: previous?.chainId, offline: previous?.offline ?? false }
-    const next = await buildNode(Object.freeze({ ...holder.config, fork, fixture: undefined, genesis: undefined }))
-    await holder.node.close()
-    holder.config = next.config
-    holder.node = next.node
-    holder.reforked?.()
-    return next.node
-  }
-}
-
-/**
- * Creates the node: from the dev genesis, a geth import, or a fixture
- * (`fixture` in the config). A fixture's chain-defining settings (chain id,
- * hardfork, accounts, token, ...) override the config's, the way a geth
- * genesis does; runtime settings (port, mining, clock kind) stay.
- */
-async function buildNode(resolved: DevnetConfig): Promise<{ config: DevnetConfig; node: Node }> {
-  let fixture: LoadableFixture | undefined
-  if (resolved.fixture) {
-    if (resolved.genesis) throw new ConfigError('"fixture" and "genesis" cannot be combined: a fixture holds its own genesis')
-    fixture = (await readFixtureFile(resolved.fixture)).fixture
-  }
-  const config = fixture ? configWithFixture(resolved, fixture) : resolved
-  if (config.fork || fixture?.fork) {
-    if (config.genesis || (fixture && !fixture.fork))
-      throw new ConfigError('"fork" cannot be combined with "genesis" or with a fixture of a chain from genesis')
-    const { openFork } = await import('./node/fork/open.js')
-    const { recordedFork } = await import('./node/fixture/fork.js')
-    const { deriveAccounts } = await import('./node/accounts.js')
-    // A fixture of a fork reopens it over the reads it recorded (a fork URL, if given, only reads what they lack).
-    const recorded = fixture?.fork && recordedFork(fixture.fork)
-    const { fork, imported } = await openFork(config, deriveAccounts(config.mnemonic, config.accounts), recorded)
-    // The config says the chain id the fork runs under: the upstream's, or --fork-chain-id's.
-    const forked = Object.freeze({ ...config, chainId: imported.common.chainId() })
-    const node = await createNode(forked, { imported, fork })
-    if (fixture) await node.loadFixture(fixture)
-    return { config: forked, node }
-  }
-  const imported = await importFiles(config)
-  const node = await createNode(config, { imported })
-  if (fixture) await node.loadFixture(fixture)
-  return { config, node }
-}
-
-function wrap(holder: { config: DevnetConfig; node: Node }, dispatcher: Dispatcher): Devnet {
-  const { config } = holder
-  // The dispatcher decodes every method's params itself; the schema types the caller's side.
-  const request = (async ({ method, params }: { method: string; params?: unknown }) => {
-    try {
-      return await dispatcher.call(method, params ?? [])
-    } catch (error) {
-      const e = toRpcError(error, { debug: config.debug, log: (x) => console.error('devnet: internal error:', x) })
-      throw new ProviderRpcError(e.code, e.message, 'data' in e ? e.data : undefined)
-    }
-  }) as DevnetRequestFn
-  const chain = defineChain({
-    id: Number(holder.node.chainId),
-    name: 'devnet',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [`http://${config.host}:${config.port}`] } },
-  })
-  return {
-    get config() {
-      return holder.config
-    },
-    get node() {
-      return holder.node
-    },
-    request,
-    requestRaw: (payload) => dispatcher.handle(payload),
-    chain,
-    token: { address: config.token.address },
-    accounts: holder.node.accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
-    async seal() {
-      const block = await holder.node.seal()
-      return { number: block.number, hash: block.hash }
-    },
-    async preconfirm() {
-      const { snapshot, added } = await holder.node.preconfirm()
-      return { number: snapshot.number, index: snapshot.index, transactions: added }
-    },
-    async close() {
-      // `dumpFixture` in the config: the chain is written on the way out (CLI --dump-fixture).
-      await holder.node.close()
-      if (config.dumpFixture) await holder.node.dumpFixtureToFile(config.dumpFixture)
-    },
-  }
+  const config = await resolveConfig(options, sources)
+  const { createDevnetFromConfig } = await import('./devnet.js')
+  return createDevnetFromConfig(config)
 }
 
 /** A devnet served over HTTP (and WebSocket) on host:port; port 0 picks a free port. */
@@ -275,35 +100,63 @@ export type StartedDevnet = Devnet & { url: string; wsUrl: string; port: number 
  * unless told otherwise (a port in the config file counts).
  */
 export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<StartedDevnet> {
-  const { config, node } = await buildNode(await resolveConfig(options, { base: { port: 0 }, ...sources }))
-  const holder: Holder = { config, node }
-  const { dispatcher, devnet } = withDispatcher(holder)
-  // The live page (`ui`, on by default): routes only; nothing listens to the node until a browser subscribes.
-  const routes = config.ui ? (await import('./ui/serve.js')).createPageRoutes() : undefined
-  const app = createHttpApp(dispatcher, config, routes)
-  const server = await listen(app, config)
-  const attach = (await import('./server/ws.js').catch(() => undefined))?.attachWebSocket
-  // WebSocket requests and open subscriptions follow a re-fork (anvil_reset with forking) to the new node.
-  const ws = attach?.(server.server, dispatcher, () => holder.node, { refork: reforker(holder) })
-  holder.reforked = () => ws?.rebind()
-  const url = server.url
-  const started: StartedDevnet = {
-    ...devnet,
-    chain: { ...devnet.chain, rpcUrls: { default: { http: [url] } } },
-    url,
-    wsUrl: url.replace(/^http/, 'ws'),
-    port: server.port,
-    async close() {
-      ws?.close()
-      await holder.node.close()
-      if (config.dumpFixture) await holder.node.dumpFixtureToFile(config.dumpFixture)
-      await server.close()
-    },
+  const config = await resolveConfig(options, { base: { port: 0 }, ...sources })
+  // The socket opens first; requests wait for the node (src/rpc/startupDispatcher.ts), which is built after it.
+  const ready = deferred<{ dispatcher: Responder; routes: StaticRoutes | undefined }>()
+  // A chain id the config alone decides: the dev chain's (a fixture, a geth genesis or a fork bring their own).
+  const chainId = config.fixture || config.genesis || config.fork ? undefined : config.chainId
+  const dispatcher = createStartupDispatcher(chainId, ready.promise.then((r) => r.dispatcher))
+  const routes: StaticRoutes | undefined = config.ui
+    ? (path, html) => ready.promise.then((r) => r.routes?.(path, html))
+    : undefined
+  const server = await listen(createHttpApp(dispatcher, config, routes), config)
+  const held: [request: unknown, socket: Duplex, head: Buffer][] = []
+  const hold = (request: unknown, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy())
+    held.push([request, socket, head])
   }
-  // The spread copied `node` and `config` once: keep them following a refork.
-  Object.defineProperty(started, 'node', { get: () => holder.node, enumerable: true })
-  Object.defineProperty(started, 'config', { get: () => holder.config, enumerable: true })
-  return started
+  server.server.on('upgrade', hold)
+  try {
+    const { serveDevnet } = await loadInSteps()
+    const served = await serveDevnet(config, server, () => {
+      server.server.off('upgrade', hold)
+      return held.splice(0)
+    })
+    ready.resolve(served)
+    return served.started
+  } catch (error) {
+    ready.reject(error)
+    for (const [, socket] of held) socket.destroy()
+    await server.close()
+    throw error
+  }
+}
+
+/**
+ * ./devnet.js, whose loading is most of a start (evaluating @ethereumjs and
+ * the EVM speedups, loading the native secp256k1 and keccak bindings):
+ * loaded a part at a time (the engine, which the package ships as one private
+ * bundle, dist/evm/engine.js; then the node), with the event loop given a few
+ * turns between parts, so a request that reaches the
+ * listening socket meanwhile (the eth_chainId a client polls a starting node
+ * with) is answered after one part rather than after all of them.
+ */
+async function loadInSteps() {
+  for (const part of [() => import('./evm/engine.js'), () => import('./node/node.js')]) {
+    await part()
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve))
+  }
+  return import('./devnet.js')
+}
+
+function deferred<T>() {
+  let resolve!: (value: T) => void
+  let reject!: (error: unknown) => void
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  return { promise, resolve, reject }
 }
 
 export type { Node }

@@ -1,7 +1,6 @@
 import { ConfigError } from '../config/load.js'
-import { ChainImportError } from '../evm/engine.js'
-import { FixtureFileError } from '../node/fixture/file.js'
-import { FixtureError } from '../node/fixture/format.js'
+import { ChainImportError } from '../errors/chainImport.js'
+import { FixtureError, FixtureFileError } from '../node/fixture/format.js'
 import { UsageError } from './start.js'
 
 /**

@@ -86,6 +86,7 @@ export { deferFlushToRoot } from './deferredFlush.js'
 export { batchFlush } from './batchedFlush.js'
 export { patchActive } from './patches/registry.js'
 export { keccak256, keccakReady } from './keccak.js'
+export { checksumAddress, create2Address, publicKeyAddress } from './address.js'
 export { type EngineErrorReason, classifyEngineError } from './engineErrors.js'
 
 // Tracing.
@@ -94,7 +95,7 @@ export { type StructLog, type StructLoggerConfig, createStructLogger } from './s
 export { type OpcodeObserver, observeOpcodes } from './opcodeObserver.js'
 
 // Importing a geth chain (genesis.json, an RLP chain file, a forkchoice), loaded on the first import.
-export { ChainImportError } from './geth/errors.js'
+export { ChainImportError } from '../errors/chainImport.js'
 export type { GethChain } from './geth/genesis.js'
 export type { Forkchoice, ImportedBlock } from './geth/importChain.js'
 export const loadGethGenesis: typeof import('./geth/genesis.js').loadGethGenesis = async (json) =>

@@ -1,6 +1,5 @@
 import type { Common } from '@ethereumjs/common'
 import type { Address, Hex } from 'viem'
-import { encodeAbiParameters, getAddress, getContractAddress, isAddress, keccak256 } from 'viem/utils'
 import { permitCheckoutDeployedBytecode } from '../artifacts/permitCheckout.js'
 import { smartAccountBytecode, smartAccountDeployedBytecode } from '../artifacts/smartAccount.js'
 import { smartAccountFactoryDeployedBytecode } from '../artifacts/smartAccountFactory.js'
@@ -8,7 +7,9 @@ import { spendPermissionManagerDeployedBytecode } from '../artifacts/spendPermis
 import { predeployAddresses } from '../config/predeploys.js'
 import type { GenesisAccount } from './genesis.js'
 import { buildPaymentContractsGenesis } from './paymentContracts.js'
+import { checksumAddress, create2Address } from './address.js'
 import { cachedGenesisPart, isStorageWords } from './genesisDiskCache.js'
+import { keccak256 } from './keccak.js'
 
 /** Bump when buildPaymentContractsGenesis changes what it computes for the same inputs. */
 const format = 1
@@ -49,14 +50,11 @@ export function cachedPaymentContractsGenesis(
 
 /** The CREATE2 address the factory gives `owner`'s index-0 account (as the library computes it). */
 function accountAddress(owner: Address): Address {
-  const manager = predeployAddresses.spendPermissionManager
-  const args = encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [owner, manager])
-  return getContractAddress({
-    opcode: 'CREATE2',
-    from: predeployAddresses.smartAccountFactory,
-    salt: keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [owner, 0n])),
-    bytecode: `${smartAccountBytecode}${args.slice(2)}`,
-  })
+  // ABI words written out: viem's encodeAbiParameters checks each address's checksum with its pure-JS keccak.
+  const word = (address: Address) => address.slice(2).toLowerCase().padStart(64, '0')
+  const salt = keccak256(Buffer.from(`${word(owner)}${'0'.repeat(64)}`, 'hex')) // abi.encode(owner, 0)
+  const args = `${word(owner)}${word(predeployAddresses.spendPermissionManager)}` // abi.encode(owner, manager)
+  return create2Address(predeployAddresses.smartAccountFactory, `0x${Buffer.from(salt).toString('hex')}`, `${smartAccountBytecode}${args}`)
 }
 
 function fromEntries(parsed: unknown, owners: readonly Address[]): GenesisAccount[] | undefined {
@@ -64,10 +62,10 @@ function fromEntries(parsed: unknown, owners: readonly Address[]): GenesisAccoun
   if (!Array.isArray(entries) || entries.length !== 3 + owners.length) return undefined
   const alloc: GenesisAccount[] = []
   for (const [index, entry] of entries.entries()) {
-    if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string' || !isAddress(entry[0])) return undefined
+    if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(entry[0])) return undefined
     const storage = entry[1] as unknown
     if (!isStorageWords(storage)) return undefined
-    alloc.push({ address: getAddress(entry[0]), code: codeAt(index), storage, nonce: 1n })
+    alloc.push({ address: checksumAddress(entry[0]), code: codeAt(index), storage, nonce: 1n })
   }
   // Every entry sits where the build would put it; anything else is a foreign file.
   const expected = [
@@ -76,6 +74,6 @@ function fromEntries(parsed: unknown, owners: readonly Address[]): GenesisAccoun
     predeployAddresses.smartAccountFactory,
     ...owners.map(accountAddress),
   ]
-  if (expected.some((address, i) => alloc[i]!.address !== getAddress(address))) return undefined
+  if (expected.some((address, i) => alloc[i]!.address !== checksumAddress(address))) return undefined
   return alloc
 }

@@ -1,5 +1,5 @@
 import type { Common } from '@ethereumjs/common'
-import { getAddress } from 'viem/utils'
+import { checksumAddress } from './address.js'
 import { paymentTokenBytecode, paymentTokenDeployedBytecode } from '../artifacts/paymentToken.js'
 import { cachedGenesisPart, isStorageWords } from './genesisDiskCache.js'
 import { buildTokenGenesis, type TokenGenesis, type TokenGenesisOptions } from './token.js'
@@ -23,7 +23,7 @@ export function cachedTokenGenesis(common: Common, options: TokenGenesisOptions)
       const storage = (parsed as { storage?: unknown } | null)?.storage
       if (!isStorageWords(storage)) return undefined
       // Address and code are not stored: buildTokenGenesis derives them from the options and the artifact alone.
-      return { address: getAddress(options.address), code: paymentTokenDeployedBytecode, storage }
+      return { address: checksumAddress(options.address), code: paymentTokenDeployedBytecode, storage }
     },
   })
 }

@@ -1,7 +1,8 @@
 import { createHmac, pbkdf2Sync } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { Address, Hex, LocalAccount } from 'viem'
-import { privateKeyToAccount, publicKeyToAddress } from 'viem/accounts'
+import { privateKeyToAccount } from 'viem/accounts'
+import { publicKeyAddress } from '../evm/engine.js'
 
 /** A dev account: its key is known, so the node signs for it (eth_sendTransaction, eth_sign...). */
 export type DevAccount = {
@@ -30,7 +31,8 @@ const memo = new Map<string, DevAccount[]>()
  * viem's pure-JS curve took ~0.5 s, a third of the CLI's cold start (the
  * curve's first multiplication builds its precomputed tables). The parent
  * m/44'/60'/0'/0 is derived once, not once per account, and each account's
- * viem `LocalAccount` (for eth_sign & co.) is created on first use.
+ * viem `LocalAccount` (for eth_sign & co.) is created on first use. The
+ * address is hashed with devnet's keccak (src/evm/address.ts), not viem's.
  * test/node/accounts.test.ts checks the result against @scure/bip32 + viem.
  */
 export function deriveAccounts(mnemonic: string, count: number): DevAccount[] {
@@ -45,10 +47,9 @@ export function deriveAccounts(mnemonic: string, count: number): DevAccount[] {
 
 function devAccount(key: Uint8Array): DevAccount {
   const privateKey = `0x${Buffer.from(key).toString('hex')}` as Hex
-  const publicKey = `0x${Buffer.from(secp256k1.publicKeyCreate(key, false)).toString('hex')}` as Hex
   let account: LocalAccount | undefined
   return {
-    address: publicKeyToAddress(publicKey),
+    address: publicKeyAddress(secp256k1.publicKeyCreate(key, false)),
     privateKey,
     get account() {
       return (account ??= privateKeyToAccount(privateKey))

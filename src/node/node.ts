@@ -4,7 +4,8 @@ import type { MerkleStateManager } from '../evm/engine.js'
 import type { TypedTransaction } from '../evm/engine.js'
 import { createAddressFromString } from '../evm/engine.js'
 import type { Address, Hex } from 'viem'
-import { bytesToHex, getAddress } from 'viem/utils'
+import { bytesToHex } from 'viem/utils'
+import { checksumAddress } from '../evm/engine.js'
 import type { DevnetConfig } from '../config/schema.js'
 import { createDevCommon } from '../evm/engine.js'
 import { createDevGenesis } from '../evm/engine.js'
@@ -109,7 +110,7 @@ function tokenGenesis(common: Common, config: DevnetConfig, accounts: DevAccount
   let found = tokenGenesisMemo.get(key)
   if (!found) {
     found = cachedTokenGenesis(common, {
-      address: getAddress(config.token.address),
+      address: checksumAddress(config.token.address),
       name: config.token.name,
       symbol: config.token.symbol,
       owner: admin,

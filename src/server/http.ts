@@ -34,7 +34,7 @@ const keepAliveSeconds = 65
 
 /**
  * HTTP transport: POST / with a JSON-RPC body. Knows nothing about Ethereum;
- * it turns bytes into `dispatcher.handle(payload)` and back. A body over the
+ * it turns bytes into `dispatcher.respond(payload)` and back. A body over the
  * limit gets a JSON-RPC error, never a crash.
  *
  * A plain node:http listener rather than express: the transport has two
@@ -49,7 +49,7 @@ const keepAliveSeconds = 65
  * that does not ask for HTML (curl, a health check) keeps its JSON answer.
  */
 export function createHttpApp(
-  dispatcher: Dispatcher,
+  dispatcher: Pick<Dispatcher, 'respond'>,
   options: ServerOptions,
   routes?: StaticRoutes | undefined,
 ): HttpApp {

@@ -73,7 +73,8 @@ export function areaOf(path: string): string {
  */
 export const layerRules: Record<string, { may: string[]; packages?: RegExp; why: string }> = {
   // Entry points: assemble everything.
-  index: { may: ['server', 'rpc', 'node', 'evm', 'ui', 'payments', 'x402', 'client'], why: 'the package entry assembles the layers' },
+  index: { may: ['devnet', 'server', 'rpc', 'node', 'evm', 'ui', 'payments', 'x402', 'client'], why: 'the package entry assembles the layers' },
+  devnet: { may: ['index', 'server', 'rpc', 'node', 'evm', 'ui', 'client'], why: "the package entry's heavy half, loaded with import() once the socket listens" },
   cli: { may: ['index', 'server', 'rpc', 'node', 'evm', 'ui', 'payments', 'x402'], why: 'the command line assembles the layers' },
   testing: { may: ['index'], why: 'the test helpers use the package as a user does' },
   // server → rpc → node → evm

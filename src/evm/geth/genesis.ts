@@ -7,7 +7,7 @@ import { hexToBytes, isHex, numberToHex, padHex } from 'viem/utils'
 import { engineCrypto } from '../common.js'
 import { assertKnownEips, patchActive } from '../patches/registry.js'
 import { useEipSet } from '../speedups.js'
-import { ChainImportError } from './errors.js'
+import { ChainImportError } from '../../errors/chainImport.js'
 import { createKzg } from './kzg.js'
 
 /** A chain described by a geth `genesis.json`, ready to execute its first block on. */

@@ -7,7 +7,7 @@ import { createVM, type RunBlockResult, runBlock } from '@ethereumjs/vm'
 import type { Hex } from 'viem'
 import { getContractAddress } from 'viem/utils'
 import type { EvmLog, ExecutedBlock, ExecutedTx } from '../types.js'
-import { ChainImportError } from './errors.js'
+import { ChainImportError } from '../../errors/chainImport.js'
 import type { GethChain } from './genesis.js'
 
 /** An {@link ExecutedBlock} as {@link importChain} returns it. */

@@ -1,4 +1,4 @@
-import { DevnetError } from '../../errors/base.js'
+import { DevnetError } from './base.js'
 
 /**
  * A geth genesis, RLP chain or forkchoice file that cannot be imported: the

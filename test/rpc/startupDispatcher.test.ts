@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type Devnet, createDevnet } from '../../src/index.js'
+import { type Responder, createStartupDispatcher } from '../../src/rpc/startupDispatcher.js'
+import { createHttpApp, listen } from '../../src/server/http.js'
+
+// What a started devnet answers while its node is still being built (startDevnet listens first).
+let devnet: Devnet
+const chainId = 8453n
+beforeAll(async () => {
+  devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true, chainId: Number(chainId) })
+})
+
+const node: Responder = { respond: async (payload) => JSON.stringify(await devnet.requestRaw(payload)) }
+const request = (method: string, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: 7, method, params: [], ...extra })
+
+/** Whether `promise` has settled once everything already queued has run. */
+async function settled(promise: Promise<unknown>) {
+  let done = false
+  promise.then(() => (done = true), () => (done = true))
+  await new Promise((resolve) => setImmediate(resolve))
+  return done
+}
+
+function gate(id: bigint | undefined) {
+  let open!: (responder: Responder) => void
+  let fail!: (error: Error) => void
+  const ready = new Promise<Responder>((resolve, reject) => {
+    open = resolve
+    fail = reject
+  })
+  return { dispatcher: createStartupDispatcher(id, ready), open, fail }
+}
+
+describe('startup dispatcher', () => {
+  test('answers eth_chainId and net_version before the node is ready, byte for byte as the node does', async () => {
+    const { dispatcher } = gate(chainId)
+    for (const payload of [request('eth_chainId'), request('net_version'), request('eth_chainId', { id: 'a' }), request('eth_chainId', { id: null, params: undefined })]) {
+      const early = await dispatcher.respond(payload)
+      expect(early).toBe(await node.respond(payload))
+    }
+    expect(await dispatcher.respond(request('eth_chainId'))).toBe('{"jsonrpc":"2.0","id":7,"result":"0x2105"}')
+  })
+
+  test('everything else waits for the node and gets its answer', async () => {
+    const { dispatcher, open } = gate(chainId)
+    const waiting = [
+      request('eth_blockNumber'),
+      request('eth_getBalance', { params: [devnet.accounts[0]!.address, 'latest'] }),
+      [request('eth_chainId'), request('net_version')], // a batch
+      request('eth_chainId', { params: ['extra'] }), // the node's -32602
+      { jsonrpc: '2.0', method: 'eth_chainId' }, // a notification: nothing to answer
+      { jsonrpc: '1.0', id: 1, method: 'eth_chainId' }, // the node's -32600
+      request('eth_chainId', { id: {} }),
+    ]
+    const answers = waiting.map((payload) => dispatcher.respond(payload))
+    for (const answer of answers) expect(await settled(answer)).toBe(false)
+    open(node)
+    for (const [i, payload] of waiting.entries()) expect(await answers[i]).toBe(await node.respond(payload))
+    // Once ready, the node answers every call, eth_chainId included.
+    expect(await dispatcher.respond(request('eth_chainId'))).toBe(await node.respond(request('eth_chainId')))
+  })
+
+  test('without a chain id known in advance (fixture, geth genesis, fork), eth_chainId waits too', async () => {
+    const { dispatcher, open } = gate(undefined)
+    const answer = dispatcher.respond(request('eth_chainId'))
+    expect(await settled(answer)).toBe(false)
+    open(node)
+    expect(await answer).toBe('{"jsonrpc":"2.0","id":7,"result":"0x2105"}')
+  })
+
+  test('when the node cannot be built, waiting requests never get an answer (the server closes instead)', async () => {
+    const { dispatcher, fail } = gate(chainId)
+    const answer = dispatcher.respond(request('eth_blockNumber'))
+    fail(new Error('bad fixture'))
+    expect(await settled(answer)).toBe(false)
+  })
+
+  test('over HTTP: the socket answers eth_chainId before the node is ready and holds the rest', async () => {
+    const { dispatcher, open } = gate(chainId)
+    const server = await listen(createHttpApp(dispatcher, devnet.config), { ...devnet.config, port: 0 })
+    try {
+      const post = (payload: unknown) =>
+        fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }).then((r) => r.text())
+      expect(await post(request('eth_chainId'))).toBe('{"jsonrpc":"2.0","id":7,"result":"0x2105"}')
+      const blockNumber = post(request('eth_blockNumber'))
+      expect(await settled(blockNumber)).toBe(false)
+      open(node)
+      expect(await blockNumber).toBe('{"jsonrpc":"2.0","id":7,"result":"0x0"}')
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+afterAll(async () => {
+  await devnet.close()
+})
