@@ -26,7 +26,12 @@ const perSender = 100
 const tokenSenders = 10
 const perTokenSender = 20
 const chainId = 31337
-const maxFeePerGas = 10n ** 10n
+// 1,000 gwei: the base fee (1 gwei at genesis) passes it only after ~59 full blocks (~12 s of 200 ms blocks), well
+// after the last transaction is admitted even on a loaded machine (admission refuses a fee cap below the current
+// base fee, as Anvil does; at 10 gwei and 100 ms blocks, 21 full blocks, a slow run's last admissions were refused),
+// yet before the ~75 blocks that drain the load, so transactions accepted earlier still see the base fee climb past
+// their cap and must wait.
+const maxFeePerGas = 10n ** 12n
 const maxPriorityFeePerGas = 10n ** 9n
 const sink = '0x00000000000000000000000000000000000c0ffe' as const
 
@@ -367,7 +372,7 @@ describe('concurrent senders', () => {
 
   test('behavior: 64 senders × 100 transfers at once, interval mining', async () => {
     const devnet = await startDevnet({
-      mining: { type: 'interval', blockTime: 100, preconfInterval: 10 },
+      mining: { type: 'interval', blockTime: 200, preconfInterval: 10 },
       // Congested: about 90 transfers fill a block, so blocks fill up, transactions wait for the next one and the
       // base fee climbs past the fee cap of transactions accepted earlier (they must wait, not be dropped).
       gasLimit: 2_000_000n,
