@@ -17,8 +17,12 @@
  * a plain Map beside it.
  *
  * It is a Map (fixtures reach it as one, see src/node/fixture/state.ts) whose
- * methods all go through the packed index.
+ * methods all go through the packed index. A fixture load attaches its state
+ * as read-only tables (nodeTable.ts) that reads consult after the index: an
+ * entry written since (or before) shadows a table's, and a deleted table
+ * entry is remembered as deleted.
  */
+import type { NodeTable } from './nodeTable.js'
 
 const SLAB_SIZE = 1 << 20
 /** A value larger than this gets a slab of its own. */
@@ -61,25 +65,65 @@ export class PackedNodeStore extends Map<string, Stored> {
   /** Entries that are not a hex key with bytes or hex: kept as given. */
   readonly #other = new Map<string, Stored>()
   readonly #slabs: Uint8Array[] = []
+  /** Attached tables, read after the index in the order attached. */
+  #tables: NodeTable[] = []
+  /** Packed keys deleted while a table may hold them. */
+  readonly #deleted = new Set<string>()
   /** The shared slab values go to (-1: none yet) and how much of it is used. */
   #current = -1
   #used = 0
 
   override get size() {
-    return this.#index.size + this.#other.size
+    let size = this.#index.size + this.#other.size
+    this.#forEachTableEntry(() => size++)
+    return size
   }
 
   override get(key: string): Stored | undefined {
     const packed = packKey(key)
     if (packed === undefined) return this.#other.get(key)
-    const at = this.#index.get(packed)
-    if (at !== undefined) return this.#read(at)
-    return this.#other.size === 0 ? undefined : this.#other.get(key)
+    return this.getPacked(packed)
   }
 
   override has(key: string) {
     const packed = packKey(key)
-    return (packed !== undefined && this.#index.has(packed)) || this.#other.has(key)
+    return packed === undefined ? this.#other.has(key) : this.hasPacked(packed)
+  }
+
+  /**
+   * Attaches a table of nodes that reads find after every entry set here
+   * (a fixture's state). The same table attached again (equal keys and
+   * values: the same fixture loaded twice) is not kept twice. Returns a
+   * function that detaches it again (a load that refuses the file after
+   * attaching), as long as nothing else was attached since.
+   */
+  attach(table: NodeTable): () => void {
+    if (this.#tables.some((held) => held.equals(table))) return () => {}
+    this.#tables.push(table)
+    return () => {
+      if (this.#tables[this.#tables.length - 1] === table) this.#tables.pop()
+    }
+  }
+
+  /** The value an attached table holds for `packed`, unless deleted. */
+  #fromTables(packed: string): Uint8Array | undefined {
+    for (const table of this.#tables) {
+      const i = table.find(packed)
+      if (i >= 0) return this.#deleted.size > 0 && this.#deleted.has(packed) ? undefined : table.value(i)
+    }
+    return undefined
+  }
+
+  /** Calls `fn` with each table entry that no index entry, earlier table or deletion hides. */
+  #forEachTableEntry(fn: (packed: string, value: Uint8Array) => void) {
+    this.#tables.forEach((table, t) => {
+      for (let i = 0; i < table.count; i++) {
+        const packed = table.packedKey(i)
+        if (this.#index.has(packed) || this.#deleted.has(packed) || table.find(packed) !== i) continue
+        if (this.#tables.slice(0, t).some((earlier) => earlier.find(packed) >= 0)) continue
+        fn(packed, table.value(i))
+      }
+    })
   }
 
   override set(key: string, value: Stored) {
@@ -87,6 +131,8 @@ export class PackedNodeStore extends Map<string, Stored> {
     const length = value instanceof Uint8Array ? value.length : typeof value === 'string' ? hexLength(value) : undefined
     if (packed === undefined || length === undefined) {
       if (packed !== undefined) this.#index.delete(packed)
+      // A table's entry under the same key must not be read instead.
+      if (packed !== undefined && this.#fromTables(packed)) this.#deleted.add(packed)
       this.#other.set(key, value)
       return this
     }
@@ -114,12 +160,20 @@ export class PackedNodeStore extends Map<string, Stored> {
   getPacked(packed: string): Stored | undefined {
     const at = this.#index.get(packed)
     if (at !== undefined) return this.#read(at)
+    if (this.#tables.length > 0) {
+      const value = this.#fromTables(packed)
+      if (value) return value
+    }
     return this.#other.size === 0 ? undefined : this.#other.get(unpackKey(packed))
   }
 
   /** `has` by a packed key (`packedKeyOf`). */
   hasPacked(packed: string) {
-    return this.#index.has(packed) || (this.#other.size > 0 && this.#other.has(unpackKey(packed)))
+    return (
+      this.#index.has(packed) ||
+      (this.#tables.length > 0 && this.#fromTables(packed) !== undefined) ||
+      (this.#other.size > 0 && this.#other.has(unpackKey(packed)))
+    )
   }
 
   /** `set` of bytes by a packed key (`packedKeyOf`). */
@@ -131,11 +185,17 @@ export class PackedNodeStore extends Map<string, Stored> {
 
   override delete(key: string) {
     const packed = packKey(key)
-    const deleted = packed !== undefined && this.#index.delete(packed)
+    let deleted = packed !== undefined && this.#index.delete(packed)
+    if (packed !== undefined && this.#fromTables(packed)) {
+      this.#deleted.add(packed)
+      deleted = true
+    }
     return this.#other.delete(key) || deleted
   }
 
   override clear() {
+    this.#tables = []
+    this.#deleted.clear()
     this.#index.clear()
     this.#other.clear()
     this.#slabs.length = 0
@@ -145,17 +205,18 @@ export class PackedNodeStore extends Map<string, Stored> {
 
   override *entries(): MapIterator<[string, Stored]> {
     for (const [packed, at] of this.#index) yield [unpackKey(packed), this.#read(at)]
+    const fromTables: [string, Stored][] = []
+    this.#forEachTableEntry((packed, value) => fromTables.push([unpackKey(packed), value]))
+    yield* fromTables
     yield* this.#other.entries()
   }
 
   override *keys(): MapIterator<string> {
-    for (const packed of this.#index.keys()) yield unpackKey(packed)
-    yield* this.#other.keys()
+    for (const [key] of this.entries()) yield key
   }
 
   override *values(): MapIterator<Stored> {
-    for (const at of this.#index.values()) yield this.#read(at)
-    yield* this.#other.values()
+    for (const [, value] of this.entries()) yield value
   }
 
   override [Symbol.iterator]() {
