@@ -28,6 +28,8 @@ const SLAB_SIZE = 1 << 20
 /** A value larger than this gets a slab of its own. */
 const LARGE = SLAB_SIZE >> 2
 const HEADER = 4
+/** Table entries per table in the numbering of `locate` (a table holds fewer). */
+const LOCATED_TABLE = 2 ** 32
 
 const HEX_VALUE = new Int8Array(128).fill(-1)
 for (let i = 0; i < 10; i++) HEX_VALUE[48 + i] = i
@@ -77,6 +79,11 @@ export class PackedNodeStore extends Map<string, Stored> {
     let size = this.#index.size + this.#other.size
     this.#forEachTableEntry(() => size++)
     return size
+  }
+
+  /** At least `size`, without counting what tables hold under keys held elsewhere too (`size` must look each one up). */
+  get sizeBound() {
+    return this.#tables.reduce((n, table) => n + table.count, this.#index.size + this.#other.size)
   }
 
   override get(key: string): Stored | undefined {
@@ -165,6 +172,29 @@ export class PackedNodeStore extends Map<string, Stored> {
       if (value) return value
     }
     return this.#other.size === 0 ? undefined : this.#other.get(unpackKey(packed))
+  }
+
+  /**
+   * Where the value of `packed` is held, as a number for `readLocated`
+   * (a walk over every node keeps numbers rather than a view per node: the
+   * views outlived the young generation and cost a full collection per
+   * dump), or -1 when it is not, or not as bytes (then `getPacked` reads it).
+   */
+  locate(packed: string): number {
+    const at = this.#index.get(packed)
+    if (at !== undefined) return at
+    for (let t = 0; t < this.#tables.length; t++) {
+      const i = this.#tables[t]!.find(packed)
+      if (i >= 0) return this.#deleted.size > 0 && this.#deleted.has(packed) ? -1 : -2 - (t * LOCATED_TABLE + i)
+    }
+    return -1
+  }
+
+  /** The value at a place `locate` returned. */
+  readLocated(place: number): Uint8Array {
+    if (place >= 0) return this.#read(place)
+    const n = -2 - place
+    return this.#tables[Math.floor(n / LOCATED_TABLE)]!.value(n % LOCATED_TABLE)
   }
 
   /** `has` by a packed key (`packedKeyOf`). */
