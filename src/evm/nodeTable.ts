@@ -14,22 +14,23 @@
 export class NodeTable {
   readonly count: number
   readonly #keys: Buffer
-  readonly #values: Uint8Array
-  readonly #offsets: Int32Array
+  readonly #read: (i: number) => Uint8Array
+  readonly #content: ArrayBufferView[]
   readonly #slots: Int32Array
   readonly #mask: number
 
   /**
-   * `keys`: `count` keys of 32 bytes; `values`: the values one after the
-   * other, value `i` at `offsets[i]` up to `offsets[i + 1]`. A key given
-   * twice is found with its first value.
+   * `keys`: `count` keys of 32 bytes; `read(i)`: the value of key `i` (a
+   * fixture's are decoded on first read); `content`: what the values are
+   * made of (two tables with equal keys and equal content hold the same
+   * values). A key given twice is found with its first value.
    */
-  constructor(keys: Buffer, values: Uint8Array, offsets: Int32Array) {
-    this.count = offsets.length - 1
-    if (keys.length !== this.count * 32) throw new Error(`${keys.length} bytes of keys for ${this.count} values`)
+  constructor(keys: Buffer, count: number, read: (i: number) => Uint8Array, content: ArrayBufferView[]) {
+    this.count = count
+    if (keys.length !== count * 32) throw new Error(`${keys.length} bytes of keys for ${count} values`)
     this.#keys = keys
-    this.#values = values
-    this.#offsets = offsets
+    this.#read = read
+    this.#content = content
     let size = 1
     while (size < this.count * 2) size *= 2
     this.#slots = new Int32Array(size)
@@ -44,6 +45,11 @@ export class NodeTable {
       }
       if (taken === 0) this.#slots[slot] = i + 1
     }
+  }
+
+  /** A table of values held one after the other in `values`, value `i` from `offsets[i]` to `offsets[i + 1]`. */
+  static of(keys: Buffer, values: Uint8Array, offsets: Int32Array) {
+    return new NodeTable(keys, offsets.length - 1, (i) => values.subarray(offsets[i]!, offsets[i + 1]!), [values, offsets])
   }
 
   #sameKey(i: number, at: number) {
@@ -68,9 +74,9 @@ export class NodeTable {
     }
   }
 
-  /** The value of key `i`: a view of the table's bytes. */
+  /** The value of key `i`. */
   value(i: number): Uint8Array {
-    return this.#values.subarray(this.#offsets[i]!, this.#offsets[i + 1]!)
+    return this.#read(i)
   }
 
   /** Key `i`, packed. */
@@ -87,9 +93,9 @@ export class NodeTable {
   equals(other: NodeTable) {
     return (
       other.count === this.count &&
-      bytesOf(other.#offsets).equals(bytesOf(this.#offsets)) &&
+      other.#content.length === this.#content.length &&
       other.#keys.equals(this.#keys) &&
-      bytesOf(other.#values).equals(bytesOf(this.#values))
+      this.#content.every((part, i) => bytesOf(part).equals(bytesOf(other.#content[i]!)))
     )
   }
 }

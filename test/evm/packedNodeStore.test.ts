@@ -73,7 +73,7 @@ describe('PackedNodeStore with attached tables', () => {
   const tableOf = (...keys: number[]) => {
     const keyBytes = Buffer.concat(keys.map((n) => Buffer.from(key(n), 'hex')))
     const values = Uint8Array.from(keys.flatMap((n) => [n & 0xff, n & 0xff]))
-    return new NodeTable(keyBytes, values, Int32Array.from([0, ...keys.map((_, i) => 2 * (i + 1))]))
+    return NodeTable.of(keyBytes, values, Int32Array.from([0, ...keys.map((_, i) => 2 * (i + 1))]))
   }
 
   it('reads a table after its own entries: an entry set before or after shadows the table, a deletion hides it', () => {
@@ -103,7 +103,7 @@ describe('PackedNodeStore with attached tables', () => {
     store.attach(tableOf(1, 2))
     store.attach(tableOf(1, 2))
     expect(store.sizeBound).toBe(2)
-    const later = new NodeTable(Buffer.from(key(2) + key(5), 'hex'), bytes(8, 8), Int32Array.of(0, 1, 2))
+    const later = NodeTable.of(Buffer.from(key(2) + key(5), 'hex'), bytes(8, 8), Int32Array.of(0, 1, 2))
     const detach = store.attach(later)
     expect(store.get(key(2))).toEqual(bytes(2, 2))
     expect(store.get(key(5))).toEqual(bytes(8))
