@@ -21,6 +21,9 @@ import { readFixtureFile } from '../src/node/fixture/file.js'
 const args = process.argv.slice(2)
 const keepAt = args.indexOf('--keep')
 const kept = keepAt >= 0 ? args.splice(keepAt, 2)[1] : undefined
+const mineAt = args.indexOf('--mine')
+// --mine: the chain of bench/testOps.ts (anvil_mine in 100s, a transfer every 100 blocks) instead.
+const mine = mineAt >= 0 && args.splice(mineAt, 1).length > 0
 const blocks = Number(args[0] ?? 10_000)
 const options = { mining: 'manual', clock: 'virtual', quiet: true } as const
 const dir = mkdtempSync(join(tmpdir(), 'devnet-bench-fixture-'))
@@ -42,7 +45,12 @@ try {
     })
     start = performance.now()
     let txs = 0
-    for (let n = 1; n <= blocks; n++) {
+    for (let done = 0; mine && done < blocks; done += 100) {
+      await devnet.request({ method: 'eth_sendTransaction', params: [{ from: a!.address, to: b!.address, value: '0x1' }] })
+      await devnet.request({ method: 'anvil_mine', params: [`0x${Math.min(100, blocks - done).toString(16)}`] })
+      txs++
+    }
+    for (let n = 1; !mine && n <= blocks; n++) {
       if (n % 10 === 0) {
         const send = (params: SendRequest) => devnet.request({ method: 'eth_sendTransaction', params: [params] })
         await send({ from: a!.address, to: b!.address, value: '0x1' })

@@ -87,6 +87,8 @@ export { batchFlush } from './batchedFlush.js'
 export { patchActive } from './patches/registry.js'
 export { keccak256, keccakReady } from './keccak.js'
 export { checksumAddress, create2Address, publicKeyAddress } from './address.js'
+export { PackedNodeStore, packedKeyOf } from './packedNodeStore.js'
+export { NodeTable } from './nodeTable.js'
 export { type EngineErrorReason, classifyEngineError } from './engineErrors.js'
 
 // Tracing.

@@ -17,13 +17,19 @@
  * a plain Map beside it.
  *
  * It is a Map (fixtures reach it as one, see src/node/fixture/state.ts) whose
- * methods all go through the packed index.
+ * methods all go through the packed index. A fixture load attaches its state
+ * as read-only tables (nodeTable.ts) that reads consult after the index: an
+ * entry written since (or before) shadows a table's, and a deleted table
+ * entry is remembered as deleted.
  */
+import type { NodeTable } from './nodeTable.js'
 
 const SLAB_SIZE = 1 << 20
 /** A value larger than this gets a slab of its own. */
 const LARGE = SLAB_SIZE >> 2
 const HEADER = 4
+/** Table entries per table in the numbering of `locate` (a table holds fewer). */
+const LOCATED_TABLE = 2 ** 32
 
 const HEX_VALUE = new Int8Array(128).fill(-1)
 for (let i = 0; i < 10; i++) HEX_VALUE[48 + i] = i
@@ -45,6 +51,14 @@ function packKey(hex: string): string | undefined {
 
 const unpackKey = (key: string) => Buffer.from(key, 'latin1').toString('hex')
 
+/**
+ * The packed key of the 32 bytes at `b[at..at+32)` (what `packKey` makes of
+ * their hex), for callers that hold keys as bytes: fixture dumps and loads
+ * look up and insert a hundred thousand nodes, and the hex string and its
+ * packing per key were a quarter of a load.
+ */
+export const packedKeyOf = (b: Buffer, at: number): string => b.toString('latin1', at, at + 32)
+
 type Stored = Uint8Array | string
 
 export class PackedNodeStore extends Map<string, Stored> {
@@ -53,25 +67,70 @@ export class PackedNodeStore extends Map<string, Stored> {
   /** Entries that are not a hex key with bytes or hex: kept as given. */
   readonly #other = new Map<string, Stored>()
   readonly #slabs: Uint8Array[] = []
+  /** Attached tables, read after the index in the order attached. */
+  #tables: NodeTable[] = []
+  /** Packed keys deleted while a table may hold them. */
+  readonly #deleted = new Set<string>()
   /** The shared slab values go to (-1: none yet) and how much of it is used. */
   #current = -1
   #used = 0
 
   override get size() {
-    return this.#index.size + this.#other.size
+    let size = this.#index.size + this.#other.size
+    this.#forEachTableEntry(() => size++)
+    return size
+  }
+
+  /** At least `size`, without counting what tables hold under keys held elsewhere too (`size` must look each one up). */
+  get sizeBound() {
+    return this.#tables.reduce((n, table) => n + table.count, this.#index.size + this.#other.size)
   }
 
   override get(key: string): Stored | undefined {
     const packed = packKey(key)
     if (packed === undefined) return this.#other.get(key)
-    const at = this.#index.get(packed)
-    if (at !== undefined) return this.#read(at)
-    return this.#other.size === 0 ? undefined : this.#other.get(key)
+    return this.getPacked(packed)
   }
 
   override has(key: string) {
     const packed = packKey(key)
-    return (packed !== undefined && this.#index.has(packed)) || this.#other.has(key)
+    return packed === undefined ? this.#other.has(key) : this.hasPacked(packed)
+  }
+
+  /**
+   * Attaches a table of nodes that reads find after every entry set here
+   * (a fixture's state). The same table attached again (equal keys and
+   * values: the same fixture loaded twice) is not kept twice. Returns a
+   * function that detaches it again (a load that refuses the file after
+   * attaching), as long as nothing else was attached since.
+   */
+  attach(table: NodeTable): () => void {
+    if (this.#tables.some((held) => held.equals(table))) return () => {}
+    this.#tables.push(table)
+    return () => {
+      if (this.#tables[this.#tables.length - 1] === table) this.#tables.pop()
+    }
+  }
+
+  /** The value an attached table holds for `packed`, unless deleted. */
+  #fromTables(packed: string): Uint8Array | undefined {
+    for (const table of this.#tables) {
+      const i = table.find(packed)
+      if (i >= 0) return this.#deleted.size > 0 && this.#deleted.has(packed) ? undefined : table.value(i)
+    }
+    return undefined
+  }
+
+  /** Calls `fn` with each table entry that no index entry, earlier table or deletion hides. */
+  #forEachTableEntry(fn: (packed: string, value: Uint8Array) => void) {
+    this.#tables.forEach((table, t) => {
+      for (let i = 0; i < table.count; i++) {
+        const packed = table.packedKey(i)
+        if (this.#index.has(packed) || this.#deleted.has(packed) || table.find(packed) !== i) continue
+        if (this.#tables.slice(0, t).some((earlier) => earlier.find(packed) >= 0)) continue
+        fn(packed, table.value(i))
+      }
+    })
   }
 
   override set(key: string, value: Stored) {
@@ -79,10 +138,19 @@ export class PackedNodeStore extends Map<string, Stored> {
     const length = value instanceof Uint8Array ? value.length : typeof value === 'string' ? hexLength(value) : undefined
     if (packed === undefined || length === undefined) {
       if (packed !== undefined) this.#index.delete(packed)
+      // A table's entry under the same key must not be read instead.
+      if (packed !== undefined && this.#fromTables(packed)) this.#deleted.add(packed)
       this.#other.set(key, value)
       return this
     }
     if (this.#other.size > 0) this.#other.delete(key)
+    // A value written again takes new space; the old bytes stay unused (the trie never rewrites a node).
+    this.#index.set(packed, this.#write(value, length))
+    return this
+  }
+
+  /** Copies `value` (bytes, or hex of `length` bytes) into a slab: the position of its length header. */
+  #write(value: Uint8Array | string, length: number) {
     const at = this.#reserve(length)
     const slab = this.#slabs[Math.floor(at / SLAB_SIZE)]!
     const offset = at % SLAB_SIZE
@@ -92,18 +160,72 @@ export class PackedNodeStore extends Map<string, Stored> {
     slab[offset + 3] = length >>> 24
     if (typeof value === 'string') Buffer.from(slab.buffer, slab.byteOffset, slab.byteLength).write(value, offset + HEADER, 'hex')
     else slab.set(value, offset + HEADER)
-    // A value written again takes new space; the old bytes stay unused (the trie never rewrites a node).
-    this.#index.set(packed, at)
+    return at
+  }
+
+  /** `get` by a packed key (`packedKeyOf`). */
+  getPacked(packed: string): Stored | undefined {
+    const at = this.#index.get(packed)
+    if (at !== undefined) return this.#read(at)
+    if (this.#tables.length > 0) {
+      const value = this.#fromTables(packed)
+      if (value) return value
+    }
+    return this.#other.size === 0 ? undefined : this.#other.get(unpackKey(packed))
+  }
+
+  /**
+   * Where the value of `packed` is held, as a number for `readLocated`
+   * (a walk over every node keeps numbers rather than a view per node: the
+   * views outlived the young generation and cost a full collection per
+   * dump), or -1 when it is not, or not as bytes (then `getPacked` reads it).
+   */
+  locate(packed: string): number {
+    const at = this.#index.get(packed)
+    if (at !== undefined) return at
+    for (let t = 0; t < this.#tables.length; t++) {
+      const i = this.#tables[t]!.find(packed)
+      if (i >= 0) return this.#deleted.size > 0 && this.#deleted.has(packed) ? -1 : -2 - (t * LOCATED_TABLE + i)
+    }
+    return -1
+  }
+
+  /** The value at a place `locate` returned. */
+  readLocated(place: number): Uint8Array {
+    if (place >= 0) return this.#read(place)
+    const n = -2 - place
+    return this.#tables[Math.floor(n / LOCATED_TABLE)]!.value(n % LOCATED_TABLE)
+  }
+
+  /** `has` by a packed key (`packedKeyOf`). */
+  hasPacked(packed: string) {
+    return (
+      this.#index.has(packed) ||
+      (this.#tables.length > 0 && this.#fromTables(packed) !== undefined) ||
+      (this.#other.size > 0 && this.#other.has(unpackKey(packed)))
+    )
+  }
+
+  /** `set` of bytes by a packed key (`packedKeyOf`). */
+  setPacked(packed: string, value: Uint8Array) {
+    if (this.#other.size > 0) this.#other.delete(unpackKey(packed))
+    this.#index.set(packed, this.#write(value, value.length))
     return this
   }
 
   override delete(key: string) {
     const packed = packKey(key)
-    const deleted = packed !== undefined && this.#index.delete(packed)
+    let deleted = packed !== undefined && this.#index.delete(packed)
+    if (packed !== undefined && this.#fromTables(packed)) {
+      this.#deleted.add(packed)
+      deleted = true
+    }
     return this.#other.delete(key) || deleted
   }
 
   override clear() {
+    this.#tables = []
+    this.#deleted.clear()
     this.#index.clear()
     this.#other.clear()
     this.#slabs.length = 0
@@ -113,17 +235,18 @@ export class PackedNodeStore extends Map<string, Stored> {
 
   override *entries(): MapIterator<[string, Stored]> {
     for (const [packed, at] of this.#index) yield [unpackKey(packed), this.#read(at)]
+    const fromTables: [string, Stored][] = []
+    this.#forEachTableEntry((packed, value) => fromTables.push([unpackKey(packed), value]))
+    yield* fromTables
     yield* this.#other.entries()
   }
 
   override *keys(): MapIterator<string> {
-    for (const packed of this.#index.keys()) yield unpackKey(packed)
-    yield* this.#other.keys()
+    for (const [key] of this.entries()) yield key
   }
 
   override *values(): MapIterator<Stored> {
-    for (const at of this.#index.values()) yield this.#read(at)
-    yield* this.#other.values()
+    for (const [, value] of this.entries()) yield value
   }
 
   override [Symbol.iterator]() {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { PackedNodeStore } from '../../src/evm/packedNodeStore.js'
+import { NodeTable } from '../../src/evm/nodeTable.js'
+import { PackedNodeStore, packedKeyOf } from '../../src/evm/packedNodeStore.js'
 
 const bytes = (...values: number[]) => Uint8Array.from(values)
 
@@ -63,5 +64,55 @@ describe('PackedNodeStore', () => {
     store.set('abcd', bytes(3))
     expect(store.get('abcd')).toEqual(bytes(3))
     expect(store.size).toBe(3)
+  })
+})
+
+describe('PackedNodeStore with attached tables', () => {
+  const key = (n: number) => n.toString(16).padStart(64, '0')
+  /** A table of `keys` (numbers) with values [n, n] each. */
+  const tableOf = (...keys: number[]) => {
+    const keyBytes = Buffer.concat(keys.map((n) => Buffer.from(key(n), 'hex')))
+    const values = Uint8Array.from(keys.flatMap((n) => [n & 0xff, n & 0xff]))
+    return NodeTable.of(keyBytes, values, Int32Array.from([0, ...keys.map((_, i) => 2 * (i + 1))]))
+  }
+
+  it('reads a table after its own entries: an entry set before or after shadows the table, a deletion hides it', () => {
+    const store = new PackedNodeStore()
+    store.set(key(1), bytes(9))
+    const detach = store.attach(tableOf(1, 2, 3))
+    expect(store.get(key(1))).toEqual(bytes(9))
+    expect(store.get(key(2))).toEqual(bytes(2, 2))
+    expect(store.has(key(3))).toBe(true)
+    expect(store.has(key(4))).toBe(false)
+    store.set(key(2), bytes(7))
+    expect(store.get(key(2))).toEqual(bytes(7))
+    expect(store.delete(key(3))).toBe(true)
+    expect(store.get(key(3))).toBeUndefined()
+    expect(store.size).toBe(2)
+    expect(new Map(store)).toEqual(new Map([[key(1), bytes(9)], [key(2), bytes(7)]]))
+    // locate / readLocated: the walk's way of keeping a node.
+    const packed = packedKeyOf(Buffer.from(key(1), 'hex'), 0)
+    expect(store.readLocated(store.locate(packed))).toEqual(bytes(9))
+    detach()
+    expect(store.get(key(3))).toBeUndefined()
+    expect(store.size).toBe(2)
+  })
+
+  it('keeps one copy of a table attached twice, and a later table under an earlier one', () => {
+    const store = new PackedNodeStore()
+    store.attach(tableOf(1, 2))
+    store.attach(tableOf(1, 2))
+    expect(store.sizeBound).toBe(2)
+    const later = NodeTable.of(Buffer.from(key(2) + key(5), 'hex'), bytes(8, 8), Int32Array.of(0, 1, 2))
+    const detach = store.attach(later)
+    expect(store.get(key(2))).toEqual(bytes(2, 2))
+    expect(store.get(key(5))).toEqual(bytes(8))
+    expect(store.size).toBe(3)
+    expect([...store.keys()].sort()).toEqual([key(1), key(2), key(5)])
+    const place = store.locate(packedKeyOf(Buffer.from(key(5), 'hex'), 0))
+    expect(place).toBeLessThan(-1)
+    expect(store.readLocated(place)).toEqual(bytes(8))
+    detach()
+    expect(store.get(key(5))).toBeUndefined()
   })
 })
