@@ -93,3 +93,35 @@ export async function withNode<T>(node: { command: string; args: string[] }, use
     child.kill('SIGTERM')
   }
 }
+
+/**
+ * `devnet start --mining auto` from source (tsx) in a child process, for the
+ * per-path profilers (bench/txpath.ts, bench/readpath.ts): `src` another
+ * checkout's src/ for A/B runs, `prof` a folder for its V8 CPU profile.
+ * Resolves once it listens; `stop` ends it with SIGINT (which writes the profile).
+ */
+export async function startSourceDevnet(options: { src?: string | undefined; prof?: string | undefined } = {}) {
+  const args = [
+    ...(options.prof ? ['--cpu-prof', '--cpu-prof-dir', options.prof] : []),
+    '--import', 'tsx', join(options.src ?? join(root, 'src'), 'cli', 'main.ts'), 'start', '--port', '0', '--mining', 'auto', '--quiet',
+  ]
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (d) => {
+      out += d
+      const m = /Listening on (\S+)/.exec(out)
+      if (m) resolve(m[1]!)
+    })
+    child.on('exit', (code) => reject(new Error(`devnet exited with ${code}`)))
+  })
+  return {
+    url: new URL(url),
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.on('exit', () => resolve())
+        child.kill('SIGINT')
+      }),
+  }
+}

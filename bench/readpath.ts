@@ -17,13 +17,13 @@
  *   options: --seconds N (per loop, default 3), --only bal1,bal32,call32,call1,calld32, --rounds N,
  *   --src DIR (run the server from another checkout's src/, for A/B runs)
  */
-import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import http from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Hex, encodeDeployData, encodeFunctionData } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
+import { startSourceDevnet } from './peerProcess.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const artifactPath = join(root, '..', 'shared', 'bench', 'contracts', 'build', 'BenchToken.json')
@@ -67,32 +67,7 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
 }
 
-async function startServer() {
-  const prof = option('--prof')
-  const args = [
-    ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
-    '--import', 'tsx', join(option('--src') ?? join(root, 'src'), 'cli', 'main.ts'), 'start', '--port', '0', '--mining', 'auto', '--quiet',
-  ]
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-      const m = /Listening on (\S+)/.exec(out)
-      if (m) resolve(m[1]!)
-    })
-    child.on('exit', (code) => reject(new Error(`devnet exited with ${code}`)))
-  })
-  return {
-    url: new URL(url),
-    pid: child.pid!,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.on('exit', () => resolve())
-        child.kill('SIGINT')
-      }),
-  }
-}
+const startServer = () => startSourceDevnet({ src: option('--src'), prof: option('--prof') })
 
 /** The harness' loadLoop: `concurrency` workers for `seconds`; req/s, p50, and the server's CPU µs per request. */
 async function loop(pid: number, concurrency: number, fn: () => Promise<unknown>) {

@@ -12,7 +12,6 @@
  *   options: --rounds N (default 3; the median and the best are printed), --only eth,erc20,eip3009,
  *   --src DIR (run the server from another checkout's src/, for A/B runs)
  */
-import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,7 +24,7 @@ import {
   stringToHex,
 } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
-import { post } from './peerProcess.js'
+import { post, startSourceDevnet } from './peerProcess.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const artifactPath = join(root, '..', 'shared', 'bench', 'contracts', 'build', 'BenchToken.json')
@@ -57,30 +56,7 @@ function cpuMs(pid: number | undefined): number | undefined {
 async function startServer(): Promise<{ url: URL; pid: number | undefined; stop: () => Promise<void> }> {
   const given = option('--url')
   if (given) return { url: new URL(given), pid: option('--pid') ? Number(option('--pid')) : undefined, stop: async () => {} }
-  const prof = option('--prof')
-  const args = [
-    ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
-    '--import', 'tsx', join(option('--src') ?? join(root, 'src'), 'cli', 'main.ts'), 'start', '--port', '0', '--mining', 'auto', '--quiet',
-  ]
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-      const m = /Listening on (\S+)/.exec(out)
-      if (m) resolve(m[1]!)
-    })
-    child.on('exit', (code) => reject(new Error(`devnet exited with ${code}`)))
-  })
-  return {
-    url: new URL(url),
-    pid: child.pid,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.on('exit', () => resolve())
-        child.kill('SIGINT')
-      }),
-  }
+  return startSourceDevnet({ src: option('--src'), prof: option('--prof') })
 }
 
 async function main() {
