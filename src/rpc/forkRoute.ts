@@ -1,5 +1,8 @@
 import type { Fork } from '../node/fork/open.js'
+import type { LogRequest } from '../node/logs.js'
 import type { Node } from '../node/node.js'
+import type { BlockId } from '../node/views.js'
+import { logFilter } from './methods/logs.js'
 
 /**
  * On a fork, the requests that are about the upstream's history: blocks at
@@ -141,6 +144,8 @@ export async function routeToUpstream(
     return { routed: true, result }
   }
   if (method === 'eth_getLogs') return logs(node, fork, params, callLocal)
+  if (method === 'eth_newFilter') return newFilter(node, fork, params)
+  if (method === 'eth_getFilterLogs') return filterLogs(node, fork, params, callLocal)
   if (method === 'eth_feeHistory') return feeHistory(node, fork, params)
   return local
 }
@@ -194,4 +199,56 @@ async function logs(
   if (to <= fork.blockNumber) return { routed: true, result: below }
   const above = (await callLocal('eth_getLogs', [{ ...f, fromBlock: `0x${(fork.blockNumber + 1n).toString(16)}` }])) as unknown[]
   return { routed: true, result: [...below, ...above] }
+}
+
+/** A decoded filter back in wire form, for the upstream and for `logs`. */
+function wireFilter(filter: LogRequest): Record<string, unknown> {
+  const block = (id: BlockId | undefined) =>
+    id === undefined ? undefined : 'tag' in id ? id.tag : 'number' in id ? `0x${id.number.toString(16)}` : id.hash
+  return {
+    ...(filter.addresses ? { address: [...filter.addresses] } : {}),
+    topics: filter.topics.map((t) => (t === null ? null : [...t])),
+    ...(filter.blockHash ? { blockHash: filter.blockHash } : { fromBlock: block(filter.from), toBlock: block(filter.to) }),
+  }
+}
+
+/**
+ * eth_getFilterLogs of a log filter: what eth_getLogs answers for its
+ * criteria now, upstream logs at or below the fork block included (as
+ * Anvil's, which runs its logs query). eth_getFilterChanges needs nothing
+ * from the upstream: it reports blocks sealed after the filter was
+ * installed (as geth), which on a fork are all local.
+ */
+async function filterLogs(
+  node: Node,
+  fork: Fork,
+  params: unknown[],
+  callLocal: (method: string, params: unknown[]) => Promise<unknown>,
+): Promise<Routed> {
+  const [id] = params
+  // Malformed, unknown or not a log filter: the local method gives the error.
+  if (params.length !== 1 || typeof id !== 'string' || !/^0x[0-9a-fA-F]+$/.test(id)) return local
+  const filter = node.filters.get(id as `0x${string}`)
+  if (filter?.kind !== 'logs') return local
+  return logs(node, fork, [wireFilter(filter.criteria as LogRequest)], callLocal)
+}
+
+/**
+ * eth_newFilter by the hash of an upstream block below the fork block: the
+ * local chain does not know the hash, so the upstream says which block it
+ * is (a block above the fork block is not this chain's: the local method
+ * refuses it). Other filters install locally; their range is a range of
+ * numbers, which eth_getFilterLogs splits at the fork block.
+ */
+async function newFilter(node: Node, fork: Fork, params: unknown[]): Promise<Routed> {
+  const f = params[0]
+  if (params.length !== 1 || typeof f !== 'object' || f === null) return local
+  const { blockHash } = f as { blockHash?: unknown }
+  if (!isHash(blockHash) || side(node, fork, blockHash, false) === 'local') return local
+  const keep = (r: unknown) => numberOf(r) >= 0n && numberOf(r) <= fork.blockNumber
+  const header = await fork.cache.read<unknown>('eth_getBlockByHash', [blockHash, false], keep)
+  if (!keep(header)) return local
+  const n = numberOf(header)
+  const filter = logFilter(f)
+  return { routed: true, result: node.filters.newLogFilter(filter, { from: n, to: n }, filter) }
 }

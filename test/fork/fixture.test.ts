@@ -47,6 +47,10 @@ let object: unknown
 let reads: Record<string, unknown>
 let forkStatus: { fork: Record<string, unknown>; head: unknown }
 let remoteUrl: string
+/** The upstream, kept for the load with --fork-url; closed by that test so the ones after it load with the upstream gone. */
+let remote: StartedDevnet | undefined
+/** An account the fork never read, funded on the upstream below the pin. */
+const unread = '0x00000000000000000000000000000000000000f1'
 
 const readAll = async (devnet: StartedDevnet) => {
   const call = (method: string, params: unknown[]) => devnet.request<LooseRpc>({ method, params })
@@ -71,12 +75,13 @@ const readAll = async (devnet: StartedDevnet) => {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'devnet-fork-fixture-'))
-  const remote = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+  remote = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
   remoteUrl = remote.url
   token = remote.token.address
   await send(remote, 0, { to: token, data: transfer(recipients[0], 3_000_000n) })
   await send(remote, 1, { to: recipients[0], value: parseEther('1') })
   await send(remote, 2, { data: initCode as Hex })
+  await send(remote, 3, { to: unread, value: 7n })
   contract = getContractAddress({ from: account(2).address, nonce: 0n })
   await remote.seal()
   await remote.request<LooseRpc>({ method: 'anvil_mine', params: [hex(20n)] })
@@ -97,10 +102,12 @@ beforeAll(async () => {
   await fork.node.dumpFixtureToFile(file)
   object = await fork.request<LooseRpc>({ method: 'devnet_dumpFixture', params: [] })
   await fork.close()
-  await remote.close()
 }, 30_000)
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+afterAll(async () => {
+  await remote?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
 
 describe('fixtures of a fork', () => {
   test('the fixture records the pin, what was read, and only the local blocks', () => {
@@ -116,6 +123,42 @@ describe('fixtures of a fork', () => {
     const text = describeFixture(fixture, bytes)
     expect(text).toContain(`fork of:       ${remoteUrl} (chain 31337) at block ${pin}`)
     expect(text).toContain(`blocks:        2 local (above the fork block, to ${pin + 2n})`)
+  })
+
+  test('with --fork-url, a loaded fixture reads what it lacks from the upstream at the pin, and records it', async () => {
+    const upstream = remote!
+    // The upstream moves on past the pin: the loaded fork must still read at the pin.
+    await send(upstream, 3, { to: unread, value: 5n })
+    await upstream.seal()
+    const loaded = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fixture: file, fork: { url: upstream.url } })
+    try {
+      expect(await readAll(loaded)).toEqual(reads)
+      const call = (method: string, params: unknown[]) => loaded.request<LooseRpc>({ method, params })
+      expect(await call('eth_getBalance', [unread, 'latest'])).toBe('0x7')
+      expect(await call('eth_getBalance', [unread, hex(pin)])).toBe('0x7')
+      // History below the pin the fork never read: the upstream's block.
+      expect(await call('eth_getBlockByNumber', ['0x2', false])).toEqual(await upstream.request<LooseRpc>({ method: 'eth_getBlockByNumber', params: ['0x2', false] }))
+      const status = await call('devnet_status', [])
+      expect(status.fork).toMatchObject({ chainId: '0x7a69', blockNumber: hex(pin), blockHash: (reads.pinBlock as { hash: Hex }).hash })
+      expect(status.fork.remoteCalls.requests).toBeGreaterThan(0)
+      // What it read joins the fork's reads: a fixture of the loaded fork holds them, and loads offline.
+      const again = (await call('devnet_dumpFixture', [])) as { fork: { reads: { accounts: Record<string, unknown> } } }
+      expect(again.fork.reads.accounts[unread]).toEqual(['0x0', '0x7', '0x'])
+    } finally {
+      await loaded.close()
+    }
+    // An upstream that is not the fixture's chain at the pin is refused, not read from.
+    const other = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, mnemonic: 'test test test test test test test test test test test junk' })
+    try {
+      await other.request<LooseRpc>({ method: 'anvil_mine', params: [hex(pin + 5n)] })
+      await expect(startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fixture: file, fork: { url: other.url } })).rejects.toThrow(
+        `the fixture was recorded at ${(reads.pinBlock as { hash: Hex }).hash}`,
+      )
+    } finally {
+      await other.close()
+    }
+    await upstream.close()
+    remote = undefined
   })
 
   test('a devnet started from the file, with the upstream gone, has the same head, state and reads', async () => {

@@ -179,6 +179,40 @@ describe('fork: local blocks', () => {
     expect(BigInt(await forkCall('eth_call', [{ to: token, data: balanceOf(recipients[1]) }, 'latest']))).toBe(2_000_000n)
   })
 
+  test('polling filters below and across the pin read the upstream as eth_getLogs does; changes are new local blocks', async () => {
+    const token = remote.token.address
+    const numbers = (logs: { blockNumber: Hex }[]) => logs.map((l) => BigInt(l.blockNumber))
+    const across = { fromBlock: hex(pin - 10n), toBlock: 'latest', address: token }
+    const below = { fromBlock: '0x0', toBlock: hex(pin), address: token }
+    const acrossId = await forkCall('eth_newFilter', [across])
+    const belowId = await forkCall('eth_newFilter', [below])
+    const acrossLogs = await forkCall('eth_getFilterLogs', [acrossId])
+    expect(acrossLogs).toEqual(await forkCall('eth_getLogs', [across]))
+    expect(numbers(acrossLogs)).toEqual([pin, pin + 2n])
+    const belowLogs = await forkCall('eth_getFilterLogs', [belowId])
+    expect(belowLogs).toEqual(await remoteCall('eth_getLogs', [below]))
+    expect(belowLogs.length).toBe(4)
+    // By the hash of an upstream block below the pin, and of the pin block itself (its logs are the upstream's).
+    for (const n of [1n, pin]) {
+      const { hash } = await remoteCall('eth_getBlockByNumber', [hex(n), false])
+      const id = await forkCall('eth_newFilter', [{ blockHash: hash }])
+      const logs = await forkCall('eth_getFilterLogs', [id])
+      expect(logs).toEqual(await remoteCall('eth_getLogs', [{ blockHash: hash }]))
+      expect(logs.length).toBeGreaterThan(0)
+    }
+    // A block the remote sealed after the pin is not this chain's.
+    const after = await remoteCall('eth_getBlockByNumber', [hex(pin + 1n), false])
+    await expect(forkCall('eth_newFilter', [{ blockHash: after.hash }])).rejects.toThrow('header not found')
+    // Changes are the logs of blocks sealed after the filter was installed (as geth): local ones only.
+    expect(await forkCall('eth_getFilterChanges', [acrossId])).toEqual([])
+    // To an address no later test reads.
+    await send(fork, 0, { to: token, data: transfer('0x1000000000000000000000000000000000000009', 1n) })
+    const sealed = await fork.seal()
+    expect(numbers(await forkCall('eth_getFilterChanges', [acrossId]))).toEqual([sealed.number])
+    expect(await forkCall('eth_getFilterChanges', [belowId])).toEqual([])
+    expect(numbers(await forkCall('eth_getFilterLogs', [acrossId]))).toEqual([pin, pin + 2n, sealed.number])
+  })
+
   test('BLOCKHASH reaches below the fork block', async () => {
     const n = pin - 2n
     // Init code: return blockhash(n).

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
 import { type StartedDevnet, startDevnet } from '../../src/index.js'
 import { allMethods } from '../../src/rpc/registry.js'
-import { runFuzz } from './drive.js'
+import { packBatches, runFuzz } from './drive.js'
+import { generateCases } from './generate.js'
 
 /**
  * Malformed input over HTTP and WebSocket (issue 15). One seeded run of
@@ -54,6 +55,26 @@ describe('malformed input', () => {
     )
     // The first findings, whole, so a failure reads without a rerun.
     expect(report.findings.slice(0, 5), `seed ${seed}`).toEqual([])
+  })
+})
+
+describe('driver', () => {
+  test('behavior: request cases travel in batches within the body limit; one past it alone, marked oversize', () => {
+    const request = (n: number) => ({ request: { jsonrpc: '2.0', id: n, method: 'x', params: ['p'.repeat(n)] } })
+    const batches = packBatches([request(100), request(100), request(100), request(500), request(10)], 320)
+    expect(batches.map((b) => b.cases.length)).toEqual([2, 1, 1, 1])
+    expect(batches.map((b) => b.oversize)).toEqual([false, false, true, false])
+    for (const b of batches) {
+      expect(JSON.parse(b.body)).toEqual(b.cases.map((c) => c.request))
+      if (!b.oversize) expect(Buffer.byteLength(b.body)).toBeLessThanOrEqual(320)
+    }
+    // Seed 795553351 once packed a burst's WebSocket requests into one 1,069,807-byte batch: the node rightly closed with 1009.
+    const cases = generateCases(795553351, 4200, allMethods.map((m) => m.method), bodyLimit).slice(4000)
+    const requests = cases.flatMap((c) => (c.kind === 'request' ? [c] : []))
+    const packed = packBatches(requests, bodyLimit)
+    expect(packed.length).toBeGreaterThan(1)
+    expect(packed.every((b) => !b.oversize && Buffer.byteLength(b.body) <= bodyLimit)).toBe(true)
+    expect(packed.flatMap((b) => b.cases)).toEqual(requests)
   })
 })
 

@@ -68,6 +68,13 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[], rec
   if (recorded) {
     upstreamChainId = recorded.chainId
     blockNumber = recorded.blockNumber
+    // The recorded reads answer the pin's header, so nothing below would notice an upstream of another chain.
+    if (!offline)
+      await checkUpstream(remote, recorded).catch((error: unknown) => {
+        // Its kept-alive sockets would hold the process open after the failed start.
+        remote.close()
+        throw error
+      })
   } else {
     if (options!.offline && options!.blockNumber === 'latest')
       throw new InvalidInputError('an offline fork needs a fork block number: "latest" would ask the upstream')
@@ -118,6 +125,27 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[], rec
       },
     },
   }
+}
+
+/**
+ * Refuses an upstream that is not the one a fixture of a fork was recorded
+ * from (another chain, or a chain without the pin block, or another block
+ * there): reads it lacks would come from another state and mix with the
+ * recorded ones. Two reads in one batch, once, at load.
+ */
+async function checkUpstream(remote: Remote, recorded: RecordedFork) {
+  const pin = `0x${recorded.blockNumber.toString(16)}`
+  const [chainId, header] = await Promise.all([
+    remote.request<string>('eth_chainId'),
+    remote.request<{ hash?: unknown } | null>('eth_getBlockByNumber', [pin, false]),
+  ])
+  if (BigInt(chainId) !== recorded.chainId)
+    throw new InvalidInputError(`${remote.upstream} is chain ${BigInt(chainId)}, the fixture was recorded from chain ${recorded.chainId}`)
+  if (!header) throw new InvalidInputError(`fork block ${recorded.blockNumber} not found at ${remote.upstream}, the fixture was recorded at ${recorded.blockHash}`)
+  if (String(header.hash).toLowerCase() !== recorded.blockHash)
+    throw new InvalidInputError(
+      `fork block ${recorded.blockNumber} at ${remote.upstream} is ${String(header.hash)}, the fixture was recorded at ${recorded.blockHash}`,
+    )
 }
 
 /**
