@@ -8,6 +8,7 @@ import { describeFixture } from '../../src/cli/fixture.js'
 import { type StartedDevnet, startDevnet } from '../../src/index.js'
 import { readFixtureFile } from '../../src/node/fixture/file.js'
 import { type LooseRpc, account } from '../utils.js'
+import { send } from './send.js'
 
 /*
  * A fixture of a fork. A devnet plays the upstream ("remote"), a second one
@@ -22,20 +23,6 @@ const initCode = '0x602a600155600c601160003960' + '0c6000f3600035546000526020' +
 const hex = (n: bigint) => `0x${n.toString(16)}`
 const transfer = (to: Hex, units: bigint) => encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [to, units] })
 const balanceOf = (who: Hex) => encodeFunctionData({ abi: paymentTokenAbi, functionName: 'balanceOf', args: [who] })
-
-async function send(devnet: StartedDevnet, from: number, tx: { to?: Hex; data?: Hex; value?: bigint }) {
-  const nonce = await devnet.request<LooseRpc>({ method: 'eth_getTransactionCount', params: [account(from).address, 'pending'] })
-  const signed = await account(from).signTransaction({
-    chainId: Number(devnet.node.chainId),
-    type: 'eip1559',
-    nonce: Number(nonce),
-    gas: 300_000n,
-    maxFeePerGas: 50_000_000_000n,
-    maxPriorityFeePerGas: 1n,
-    ...tx,
-  })
-  return devnet.request<LooseRpc>({ method: 'eth_sendRawTransaction', params: [signed] }) as Promise<Hex>
-}
 
 let dir: string
 let token: Hex

@@ -7,6 +7,7 @@ import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
 import { type StartedDevnet, startDevnet } from '../../src/index.js'
 import { connect } from '../logs/helpers.js'
 import { type LooseRpc, account } from '../utils.js'
+import { send } from './send.js'
 
 /*
  * A devnet plays the upstream ("remote"): token transfers, a contract with
@@ -31,20 +32,6 @@ let contract: Hex
 const remoteCall = (method: string, params: unknown[] = []) => remote.request<LooseRpc>({ method, params })
 const forkCall = (method: string, params: unknown[] = []) => fork.request<LooseRpc>({ method, params })
 const hex = (n: bigint) => `0x${n.toString(16)}`
-
-async function send(devnet: StartedDevnet, from: number, tx: { to?: Hex; data?: Hex; value?: bigint }) {
-  const nonce = await devnet.request({ method: 'eth_getTransactionCount', params: [account(from).address, 'pending'] })
-  const signed = await account(from).signTransaction({
-    chainId: Number(devnet.node.chainId),
-    type: 'eip1559',
-    nonce: Number(nonce),
-    gas: 300_000n,
-    maxFeePerGas: 50_000_000_000n,
-    maxPriorityFeePerGas: 1n,
-    ...tx,
-  })
-  return devnet.request({ method: 'eth_sendRawTransaction', params: [signed] }) as Promise<Hex>
-}
 
 const transfer = (to: Hex, units: bigint) =>
   encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [to, units] })
