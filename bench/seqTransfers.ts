@@ -21,7 +21,7 @@ function cpuOf(pid: number): [number, number] {
 
 const port = await freePort()
 const prof = process.env.DEVNET_PROF
-const args = [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'bin/devnet.js', 'start', '--mining', 'auto', '--port', String(port)]
+const args = [...(process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(' ') : []), ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'bin/devnet.js', 'start', '--mining', 'auto', '--port', String(port), ...(process.env.DEVNET_ARGS ? process.env.DEVNET_ARGS.split(' ') : [])]
 const child = spawn(process.execPath, args, { cwd: root, stdio: 'ignore' })
 const url = new URL(`http://127.0.0.1:${port}`)
 await waitUp(url.href)
