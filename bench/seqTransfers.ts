@@ -1,7 +1,7 @@
 /**
  * Profiling aid: N ERC-20 transfers sent one at a time against `devnet start --mining auto` (a process of its own),
  * each waiting for its receipt (one transaction per sealed block). Prints the node's CPU per transfer (/proc, 10 ms
- * ticks). `DEVNET_PROF=dir` runs the node under `--cpu-prof` into dir. `DEVNET_FROM_SOURCE=1` runs the source.
+ * ticks). `FORK=1` forks a plain devnet process. `DEVNET_PROF=dir` runs the node under `--cpu-prof` into dir. `DEVNET_FROM_SOURCE=1` runs the source.
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -19,9 +19,18 @@ function cpuOf(pid: number): [number, number] {
   return [Number(fields[11]) * 10, Number(fields[12]) * 10]
 }
 
+// FORK=1: the node forks a plain devnet (a process of its own, as the upstream) at its genesis.
+let upstream: ReturnType<typeof spawn> | undefined
+const forkArgs: string[] = []
+if (process.env.FORK) {
+  const upstreamPort = await freePort()
+  upstream = spawn(process.execPath, ['bin/devnet.js', 'start', '--mining', 'auto', '--port', String(upstreamPort)], { cwd: root, stdio: 'ignore' })
+  await waitUp(`http://127.0.0.1:${upstreamPort}`)
+  forkArgs.push('--fork-url', `http://127.0.0.1:${upstreamPort}`)
+}
 const port = await freePort()
 const prof = process.env.DEVNET_PROF
-const args = [...(process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(' ') : []), ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'bin/devnet.js', 'start', '--mining', 'auto', '--port', String(port), ...(process.env.DEVNET_ARGS ? process.env.DEVNET_ARGS.split(' ') : [])]
+const args = [...(process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(' ') : []), ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'bin/devnet.js', 'start', '--mining', 'auto', '--port', String(port), ...forkArgs, ...(process.env.DEVNET_ARGS ? process.env.DEVNET_ARGS.split(' ') : [])]
 const child = spawn(process.execPath, args, { cwd: root, stdio: 'ignore' })
 const url = new URL(`http://127.0.0.1:${port}`)
 await waitUp(url.href)
@@ -55,3 +64,7 @@ const cpu = u1 - u0 + s1 - s0
 console.log(`${n} sequential transfers: node CPU ${cpu.toFixed(0)} ms (user ${u1 - u0}, sys ${s1 - s0}; ${(cpu / n).toFixed(2)} ms/transfer), wall ${wall.toFixed(0)} ms (${(wall / n).toFixed(2)} ms/transfer)${prof ? `; window ${h0} ${h1}` : ''}`)
 child.kill('SIGINT')
 await new Promise((r) => child.on('exit', r))
+if (upstream) {
+  upstream.kill('SIGINT')
+  await new Promise((r) => upstream.on('exit', r))
+}
