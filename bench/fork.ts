@@ -156,7 +156,8 @@ async function measure(name: string, start: Starter, upstream: string, proxy: Aw
   const warmStart = performance.now() - t
   const warmCalls = proxy.take()
   await warm.stop()
-  rmSync(cacheDir, { recursive: true, force: true })
+  // Anvil may still be writing its cache as it exits: retry instead of failing the run on ENOTEMPTY.
+  rmSync(cacheDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
   return { name, firstAnswer, coldRead, cachedRead, transfers, transfersCpu, coldCalls, warmStart, warmCalls }
 }
 

@@ -44,8 +44,7 @@ export async function sealBuiltBlock(
   if (common.isActivatedEIP(7685)) {
     if (common.isActivatedEIP(6110) && hasDepositLog(common, results)) return undefined
     if (!(await requestQueuesIdle(vm))) return undefined
-    const sha256Function = common.customCrypto.sha256 ?? ((data: Uint8Array) => sha256(data, 'bytes'))
-    requestsHash = genRequestsRoot([], sha256Function)
+    requestsHash = emptyRequestsHash(common.customCrypto.sha256)
   }
   const logsBloom = new Bloom(undefined, common)
   for (const result of results) logsBloom.or(result.bloom)
@@ -62,6 +61,18 @@ export async function sealBuiltBlock(
     requestsHash,
   }
   return createBlockHeader(headerData, internals.blockOpts)
+}
+
+/** genRequestsRoot of no requests (the sha256 of nothing), once per hash function: it is the same for every block. */
+const emptyRequestsHashes = new Map<((data: Uint8Array) => Uint8Array) | undefined, Uint8Array>()
+function emptyRequestsHash(custom: ((data: Uint8Array) => Uint8Array) | undefined): Uint8Array {
+  let hash = emptyRequestsHashes.get(custom)
+  if (hash === undefined) {
+    hash = genRequestsRoot([], custom ?? ((data: Uint8Array) => sha256(data, 'bytes')))
+    emptyRequestsHashes.set(custom, hash)
+  }
+  // A copy: the header keeps what it is given, and a caller must not be able to change the next block's.
+  return hash.slice()
 }
 
 type Internals = {

@@ -1,4 +1,4 @@
-import { type Block, createBlock } from '../evm/engine.js'
+import { Block, createBlock } from '../evm/engine.js'
 import type { Common } from '../evm/engine.js'
 import type { MerkleStateManager } from '../evm/engine.js'
 import { TransactionType, type TypedTransaction } from '../evm/engine.js'
@@ -17,6 +17,7 @@ import { patchActive } from '../evm/engine.js'
 import type { ChainReader, StoredBlock } from './chain.js'
 import type { PooledTx } from './pool.js'
 import { orderedTrieRoot } from '../evm/engine.js'
+import { sealBuiltBlock } from '../evm/engine.js'
 
 /**
  * What `pending` answers from: one immutable pre-confirmation (a Base
@@ -316,9 +317,32 @@ export function createPreconf(args: {
     return tick(txs.map((e, seq) => ({ tx: e.tx, hash: e.hash, from: e.from, nonce: e.tx.nonce, seq })))
   }
 
-  /** Assembles the block from what the layer executed. The layer must be restarted on the new head afterwards. */
+  /**
+   * Assembles the block from what the layer executed. The layer must be restarted on the new head afterwards.
+   *
+   * When the builder-seal patch can (src/evm/builderSeal.ts: proof of stake, no withdrawals, idle EIP-7002/7251
+   * queues, no deposit log), the header is build()'s, made once, and the block holds the transactions the layer
+   * ran: build() would call the request contracts and create the block through createBlock, which re-creates
+   * every transaction from its fields (their hash, sender and serialization memos lost, so the chain hashed each
+   * again). About a tenth of the seal of a one-transaction block (bench/seqTransfers.ts).
+   */
   async function seal(): Promise<ExecutedBlock> {
     asBuilder(builder).checkpointed = false
+    const b = builder as unknown as { transactions: TypedTransaction[]; transactionResults: RunTxResult[]; blockOpts: object }
+    if (patchActive('block-roots') && !common.isActivatedEIP(7928) && !common.isActivatedEIP(8037)) {
+      const txs = b.transactions
+      const header = await sealBuiltBlock(builder, {
+        transactionsTrie: orderedTrieRoot(txs.map((tx) => tx.serialize()), keccak),
+        receiptTrie: orderedTrieRoot(b.transactionResults.map((result, i) => encodeReceipt(result.receipt, txs[i]!.type)), keccak),
+        stateRoot: () => vm!.stateManager.getStateRoot(),
+      })
+      if (header !== undefined) {
+        // build() would mark the builder done; the layer starts a new one on the new head.
+        const block = new Block(header, [...txs], [], undefined, b.blockOpts)
+        ;(builder as unknown as { blockStatus: unknown }).blockStatus = { status: BuildStatus.Build, block }
+        return { block, txs: [...executed] }
+      }
+    }
     const { block } = await withIdleRequestQueues(vm!, () => builder.build())
     return { block: block as Block, txs: [...executed] }
   }

@@ -1,0 +1,70 @@
+/**
+ * Profiling aid: N ERC-20 transfers sent one at a time against `devnet start --mining auto` (a process of its own),
+ * each waiting for its receipt (one transaction per sealed block). Prints the node's CPU per transfer (/proc, 10 ms
+ * ticks). `FORK=1` forks a plain devnet process. `DEVNET_PROF=dir` runs the node under `--cpu-prof` into dir. `DEVNET_FROM_SOURCE=1` runs the source.
+ */
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { encodeFunctionData } from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
+import { freePort, post, root, waitUp } from './peerProcess.js'
+
+const n = Number(process.env.N ?? 300)
+const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
+
+/** [user, system] CPU ms of a process, from /proc (10 ms ticks). */
+function cpuOf(pid: number): [number, number] {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return [Number(fields[11]) * 10, Number(fields[12]) * 10]
+}
+
+// FORK=1: the node forks a plain devnet (a process of its own, as the upstream) at its genesis.
+let upstream: ReturnType<typeof spawn> | undefined
+const forkArgs: string[] = []
+if (process.env.FORK) {
+  const upstreamPort = await freePort()
+  upstream = spawn(process.execPath, ['bin/devnet.js', 'start', '--mining', 'auto', '--port', String(upstreamPort)], { cwd: root, stdio: 'ignore' })
+  await waitUp(`http://127.0.0.1:${upstreamPort}`)
+  forkArgs.push('--fork-url', `http://127.0.0.1:${upstreamPort}`)
+}
+const port = await freePort()
+const prof = process.env.DEVNET_PROF
+const args = [...(process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(' ') : []), ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'bin/devnet.js', 'start', '--mining', 'auto', '--port', String(port), ...forkArgs, ...(process.env.DEVNET_ARGS ? process.env.DEVNET_ARGS.split(' ') : [])]
+const child = spawn(process.execPath, args, { cwd: root, stdio: 'ignore' })
+const url = new URL(`http://127.0.0.1:${port}`)
+await waitUp(url.href)
+let id = 0
+const call = async (method: string, params: unknown[]) => {
+  const body = JSON.parse(await post(url, JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })))
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result
+}
+const tokenAddress = '0x3009300930093009300930093009300930093009'
+const raws: string[] = []
+for (let i = 0; i < n + 20; i++) {
+  const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(i + 1).toString(16).padStart(40, '0')}`, 1n] })
+  raws.push(await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce: i, to: tokenAddress, data, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n }))
+}
+const run = async (from: number, to: number) => {
+  for (let i = from; i < to; i++) {
+    const hash = await call('eth_sendRawTransaction', [raws[i]])
+    while ((await call('eth_getTransactionReceipt', [hash])) === null) await new Promise((r) => setTimeout(r, 1))
+  }
+}
+await run(0, 20) // warm-up
+const [u0, s0] = cpuOf(child.pid!)
+const t0 = performance.now()
+const h0 = process.hrtime.bigint() / 1000n
+await run(20, n + 20)
+const h1 = process.hrtime.bigint() / 1000n
+const wall = performance.now() - t0
+const [u1, s1] = cpuOf(child.pid!)
+const cpu = u1 - u0 + s1 - s0
+console.log(`${n} sequential transfers: node CPU ${cpu.toFixed(0)} ms (user ${u1 - u0}, sys ${s1 - s0}; ${(cpu / n).toFixed(2)} ms/transfer), wall ${wall.toFixed(0)} ms (${(wall / n).toFixed(2)} ms/transfer)${prof ? `; window ${h0} ${h1}` : ''}`)
+child.kill('SIGINT')
+await new Promise((r) => child.on('exit', r))
+if (upstream) {
+  upstream.kill('SIGINT')
+  await new Promise((r) => upstream.on('exit', r))
+}
