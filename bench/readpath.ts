@@ -67,11 +67,14 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
 }
 
+/** The CLI entry under `src`: main.ts in a checkout, main.js in compiled output (plain tsc output keeps line numbers in profiles). */
+const entryOf = (src: string) => (existsSync(join(src, 'cli', 'main.ts')) ? join(src, 'cli', 'main.ts') : join(src, 'cli', 'main.js'))
+
 async function startServer() {
   const prof = option('--prof')
   const args = [
     ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
-    '--import', 'tsx', join(option('--src') ?? join(root, 'src'), 'cli', 'main.ts'), 'start', '--port', '0', '--mining', 'auto', '--quiet',
+    '--import', 'tsx', entryOf(option('--src') ?? join(root, 'src')), 'start', '--port', '0', '--mining', 'auto', '--quiet',
   ]
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
   const url = await new Promise<string>((resolve, reject) => {
