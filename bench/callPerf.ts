@@ -4,11 +4,16 @@
  * what is left is the node's own CPU per call, which is what a profile of
  * this script shows (`node --cpu-prof --import tsx bench/callPerf.ts`).
  *
- *   npx tsx bench/callPerf.ts [--seconds 3] [--only call,sim1,sim100,simtrace]
+ *   npx tsx bench/callPerf.ts [--seconds 3] [--only call,calld,sim1,sim100,simtrace]
+ *
+ * `calld` asks balanceOf of a new holder every time (as readpath.ts' calld32): a call the eth_call memo cannot
+ * answer, one at a time, so its CPU is the execution path's own.
  */
 import { readFileSync } from 'node:fs'
 import { encodeAbiParameters, encodeDeployData, encodeFunctionData, keccak256, pad, parseAbi, toHex, type Hex } from 'viem'
-const { createDevnet } = (await import(process.env.DEVNET_DIST ? '../dist/index.js' : '../src/index.js')) as typeof import('../src/index.js')
+// DEVNET_DIST=1 runs dist/, DEVNET_DIST=/abs/dir/index.js another build (plain tsc output keeps line numbers in profiles).
+const distEntry = process.env.DEVNET_DIST === '1' ? '../dist/index.js' : process.env.DEVNET_DIST
+const { createDevnet } = (await import(distEntry ?? '../src/index.js')) as typeof import('../src/index.js')
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name)
@@ -67,6 +72,14 @@ if (wanted('call')) {
   await loop('eth_call balanceOf x32', 32, () => request('eth_call', [{ to: token, data }, 'latest']))
   if (process.argv.includes('--sweep')) for (const n of [2, 4, 8, 16]) await loop(`eth_call balanceOf x${n}`, n, () => request('eth_call', [{ to: token, data }, 'latest']))
   await loop('eth_call balanceOf x1', 1, () => request('eth_call', [{ to: token, data }, 'latest']))
+}
+
+if (wanted('calld')) {
+  // balanceOf(address(0x1000000 + n)), spelled out: encoding and hashing an address per request cost the bench a tenth.
+  let n = 0x1000000
+  const next = () => [{ to: token, data: `0x70a08231${(n++).toString(16).padStart(64, '0')}` }, 'latest']
+  await loop('(warm-up) eth_call new holder', 1, () => request('eth_call', next()))
+  await loop('eth_call balanceOf new holder x1', 1, () => request('eth_call', next()))
 }
 
 const X = label('sim-sender')

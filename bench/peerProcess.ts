@@ -4,6 +4,7 @@
  * answer, and a spawned node that is stopped afterwards.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { Agent, request as httpRequest } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -94,6 +95,9 @@ export async function withNode<T>(node: { command: string; args: string[] }, use
   }
 }
 
+/** The CLI entry under `src`: main.ts in a checkout, main.js in compiled output (plain tsc output keeps line numbers in profiles). */
+const cliEntryOf = (src: string) => (existsSync(join(src, 'cli', 'main.ts')) ? join(src, 'cli', 'main.ts') : join(src, 'cli', 'main.js'))
+
 /**
  * `devnet start --mining auto` from source (tsx) in a child process, for the
  * per-path profilers (bench/txpath.ts, bench/readpath.ts): `src` another
@@ -103,7 +107,7 @@ export async function withNode<T>(node: { command: string; args: string[] }, use
 export async function startSourceDevnet(options: { src?: string | undefined; prof?: string | undefined } = {}) {
   const args = [
     ...(options.prof ? ['--cpu-prof', '--cpu-prof-dir', options.prof] : []),
-    '--import', 'tsx', join(options.src ?? join(root, 'src'), 'cli', 'main.ts'), 'start', '--port', '0', '--mining', 'auto', '--quiet',
+    '--import', 'tsx', cliEntryOf(options.src ?? join(root, 'src')), 'start', '--port', '0', '--mining', 'auto', '--quiet',
   ]
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
   const url = await new Promise<string>((resolve, reject) => {

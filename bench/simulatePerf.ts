@@ -17,7 +17,9 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { type Hex, encodeAbiParameters, encodeDeployData, encodeFunctionData, keccak256, pad, parseAbi, toHex } from 'viem'
-import { createDevnet } from '../src/index.js'
+
+// DEVNET_DIST=/abs/dir/index.js runs another build (plain tsc output keeps line numbers in profiles).
+const { createDevnet } = (await import(process.env.DEVNET_DIST ?? '../src/index.js')) as typeof import('../src/index.js')
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name)

@@ -42,14 +42,18 @@ describe('eth_call memo', () => {
     snapshot = await request('evm_snapshot', [])
   })
 
-  test('behavior: the same call at the same view runs once', async () => {
+  test('behavior: the same call at the same view is kept from its second run on', async () => {
     const first = await read()
     const size = memoSize()
     expect(await read()).toEqual(first)
-    expect(memoSize()).toBe(size)
-    // Another calldata is another entry.
+    expect(memoSize()).toBe(size + 1)
+    expect(await read()).toEqual(first)
+    expect(memoSize()).toBe(size + 1)
+    // Another calldata is another entry, once asked twice.
     await read('latest', '0x01')
     expect(memoSize()).toBe(size + 1)
+    await read('latest', '0x01')
+    expect(memoSize()).toBe(size + 2)
   })
 
   test('behavior: a cheat on the head is seen at once', async () => {
@@ -147,11 +151,25 @@ describe('createCallMemo', () => {
     const v = view(1)
     await Promise.all([memo.run(v, 'k', run), memo.run(v, 'k', run), memo.run(v, 'k', run)])
     expect(runs).toBe(1)
-    await expect(memo.run(v, 'x', async () => { throw new Error('boom') })).rejects.toThrow('boom')
+    // Asked once: answered, not kept; the second run is kept and answers the third.
+    expect(memo.size()).toBe(0)
+    await memo.run(v, 'k', run)
+    await memo.run(v, 'k', run)
+    expect(runs).toBe(2)
+    for (let i = 0; i < 2; i++) await expect(memo.run(v, 'x', async () => { throw new Error('boom') })).rejects.toThrow('boom')
     expect(memo.size()).toBe(1)
     // Another view object with the same key runs again.
     await memo.run(view(1), 'k', run)
-    expect(runs).toBe(2)
+    expect(runs).toBe(3)
+  })
+
+  test('behavior: a call asked once is answered but not kept', async () => {
+    const memo = createCallMemo()
+    let runs = 0
+    const v = view(1)
+    for (let i = 0; i < 100; i++) await memo.run(v, `once-${i}`, async () => (runs++, answer('0x01')))
+    expect(runs).toBe(100)
+    expect(memo.size()).toBe(0)
   })
 
   test('behavior: bounded by entries, bytes, and the largest answer kept', async () => {
@@ -160,29 +178,30 @@ describe('createCallMemo', () => {
     const v = view(1)
     // Entries: the oldest leaves first.
     const byCount = createCallMemo({ entries: 3, bytes: 1 << 20, entryBytes: 1 << 10 })
-    for (const k of ['a', 'b', 'c', 'd']) await byCount.run(v, k, counted('0x00'))
+    // Each key twice: kept from its second run on.
+    for (const k of ['a', 'b', 'c', 'd']) for (let i = 0; i < 2; i++) await byCount.run(v, k, counted('0x00'))
     expect(byCount.size()).toBe(3)
+    expect(runs).toBe(8)
     await byCount.run(v, 'b', counted('0x00'))
     await byCount.run(v, 'a', counted('0x00'))
-    expect(runs).toBe(5)
+    expect(runs).toBe(9)
     // Bytes: 102 characters of return data count as 169 with the key ('0:m1') and overhead; three do not fit in 400, two do.
     runs = 0
     const byBytes = createCallMemo({ entries: 100, bytes: 400, entryBytes: 150 })
     const medium = `0x${'00'.repeat(50)}` as Hex
-    for (const k of ['m1', 'm2', 'm3']) await byBytes.run(v, k, counted(medium))
+    for (const k of ['m1', 'm2', 'm3']) for (let i = 0; i < 2; i++) await byBytes.run(v, k, counted(medium))
     expect(byBytes.size()).toBe(2)
     await byBytes.run(v, 'm3', counted(medium))
-    expect(runs).toBe(3)
+    expect(runs).toBe(6)
     // An answer over entryBytes is answered, never kept.
     const big = `0x${'00'.repeat(100)}` as Hex
     expect(await byBytes.run(v, 'big', counted(big))).toEqual(answer(big))
-    await byBytes.run(v, 'big', counted(big))
-    expect(runs).toBe(5)
+    for (let i = 0; i < 2; i++) await byBytes.run(v, 'big', counted(big))
+    expect(runs).toBe(9)
     // So is a call whose key is over entryBytes (large calldata).
     const longKey = 'k'.repeat(151)
-    await byBytes.run(v, longKey, counted('0x00'))
-    await byBytes.run(v, longKey, counted('0x00'))
-    expect(runs).toBe(7)
+    for (let i = 0; i < 3; i++) await byBytes.run(v, longKey, counted('0x00'))
+    expect(runs).toBe(12)
   })
 
   test('callKey: requests that decode alike share a key; any field tells them apart', () => {
