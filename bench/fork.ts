@@ -20,7 +20,7 @@ import { encodeFunctionData } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
 import { startDevnet } from '../src/index.js'
-import { devnetCommand, freePort, root, rpc } from './peerProcess.js'
+import { devnetCommand, freePort, root, rpc, waitUp } from './peerProcess.js'
 
 const mnemonic = 'test test test test test test test test test test test junk'
 const sender = mnemonicToAccount(mnemonic, { addressIndex: 0 })
@@ -84,14 +84,7 @@ const devnetProcessStarter: Starter = async (upstream, block, cacheDir) => {
   const { command, args } = devnetCommand('--mining', 'auto', '--no-ui', '--fork-url', upstream, '--fork-block', String(block), '--fork-cache', cacheDir, '--port', String(port))
   const child = spawn(command, args, { stdio: 'ignore', cwd: root })
   const url = `http://127.0.0.1:${port}`
-  for (;;) {
-    try {
-      await rpc(url, 'eth_chainId')
-      break
-    } catch {
-      await new Promise((r) => setTimeout(r, 20))
-    }
-  }
+  await waitUp(url, 20)
   return { url, pid: child.pid, stop: async () => void (await new Promise((r) => child.once('exit', r).kill('SIGTERM'))) }
 }
 
@@ -104,14 +97,7 @@ const anvilStarter: Starter = async (upstream, block, cacheDir) => {
     env: { ...process.env, HOME: cacheDir, FOUNDRY_CACHE_PATH: cacheDir },
   })
   const url = `http://127.0.0.1:${port}`
-  for (;;) {
-    try {
-      await rpc(url, 'eth_chainId')
-      break
-    } catch {
-      await new Promise((r) => setTimeout(r, 20))
-    }
-  }
+  await waitUp(url, 20)
   return { url, pid: child.pid, stop: async () => void child.kill('SIGTERM') }
 }
 

@@ -55,13 +55,14 @@ export function post(url: URL, body: string): Promise<string> {
   })
 }
 
-export async function waitUp(url: string) {
-  for (let i = 0; i < 600; i++) {
+/** Polls `url` with eth_chainId every `everyMs` until it answers (30 s at most). */
+export async function waitUp(url: string, everyMs = 50) {
+  for (let i = 0; i < 30_000 / everyMs; i++) {
     try {
       await rpc(url, 'eth_chainId')
       return
     } catch {
-      await new Promise((r) => setTimeout(r, 50))
+      await new Promise((r) => setTimeout(r, everyMs))
     }
   }
   throw new Error(`${url} did not start`)
