@@ -144,6 +144,12 @@ describe('fixtures of a fork', () => {
     } finally {
       await other.close()
     }
+    // Another fork block than the fixture's pin is refused with the reason, not ignored; the pin itself is fine.
+    await expect(
+      startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fixture: file, fork: { url: upstream.url, blockNumber: Number(pin) - 1 } }),
+    ).rejects.toThrow(`the fixture is of a fork at block ${pin}, but fork.blockNumber asks for block ${pin - 1n}`)
+    const atPin = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fixture: file, fork: { url: upstream.url, blockNumber: Number(pin) } })
+    await atPin.close()
     await upstream.close()
     remote = undefined
   })

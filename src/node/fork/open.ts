@@ -4,6 +4,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { type Block, createBlock, createBlockHeaderFromRPC } from '../../evm/engine.js'
 import { Account, createAddressFromString, hexToBytes } from '../../evm/engine.js'
+import { ConfigError } from '../../config/load.js'
 import type { DevnetConfig } from '../../config/schema.js'
 import { createDevCommon } from '../../evm/engine.js'
 import { attachFork, enableForkState } from '../../evm/engine.js'
@@ -52,6 +53,11 @@ export const defaultForkCacheDir = () => join(homedir(), '.devnet', 'fork-cache'
 export async function openFork(config: DevnetConfig, accounts: DevAccount[], recorded?: RecordedFork) {
   const options = config.fork
   if (!options && !recorded) throw new InvalidInputError('no fork configured')
+  // A fixture of a fork holds that pin's reads and the blocks above it: another pin cannot be honoured, and ignoring it would be silent.
+  if (recorded && typeof options?.blockNumber === 'bigint' && options.blockNumber !== recorded.blockNumber)
+    throw new ConfigError(
+      `the fixture is of a fork at block ${recorded.blockNumber}, but fork.blockNumber asks for block ${options.blockNumber}: leave the fork block out (or "latest") to load the fixture, or fork block ${options.blockNumber} without it`,
+    )
   // A recorded fork (a fixture of one) reads its recorded answers; the upstream, when a URL is given, only for what they lack.
   const url = options?.url ?? ''
   const offline = recorded ? !options || options.offline : options!.offline
