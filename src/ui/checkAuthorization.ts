@@ -1,20 +1,11 @@
 import type { Address, EIP1193RequestFn, Hex } from 'viem'
+import type { Authorization, TokenDomain } from '../payments/types.js'
 import { ArgError, address } from '../rpc/codecs.js'
 import { type MethodDef, defineMethod } from '../rpc/defineMethod.js'
 import { q } from '../rpc/format.js'
 
-/** The fields an authorization carries, as pasted: numbers as decimal or hex strings (or JSON numbers). */
-type Pasted = {
-  primaryType: 'ReceiveWithAuthorization' | 'TransferWithAuthorization'
-  domain: { name: string; version: string; chainId: number; verifyingContract: Address } | undefined
-  from: Address
-  to: Address
-  value: bigint
-  validAfter: bigint
-  validBefore: bigint
-  nonce: Hex
-  signature: Hex
-}
+/** The fields an authorization carries, as pasted: numbers as decimal or hex strings (or JSON numbers); the domain may be left out. */
+type Pasted = Omit<Authorization, 'domain'> & { domain: TokenDomain | undefined; signature: Hex }
 
 const integer = (name: string, value: unknown): bigint => {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value)
