@@ -1,30 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
 import { createDevCommon } from '../../src/evm/common.js'
 import { buildPaymentContractsGenesis } from '../../src/evm/paymentContracts.js'
 import { cachedPaymentContractsGenesis } from '../../src/evm/paymentContractsCache.js'
+import { useTemporaryCacheDir } from './genesisCacheDir.js'
 
 const owners = ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'] as const
 
 describe('payment contracts genesis cache', () => {
-  let saved: string | undefined
-  let dir: string
-  beforeEach(() => {
-    saved = process.env.TMPDIR
-    dir = mkdtempSync(join(tmpdir(), 'genesis-cache-test-'))
-    process.env.TMPDIR = dir
-  })
-  afterEach(() => {
-    if (saved === undefined) delete process.env.TMPDIR
-    else process.env.TMPDIR = saved
-    rmSync(dir, { recursive: true, force: true })
-  })
-  const cacheFiles = () => {
-    const sub = readdirSync(dir).find((name) => name.startsWith('devnet-cache-'))!
-    return readdirSync(join(dir, sub)).map((name) => join(dir, sub, name))
-  }
+  const { cacheFiles } = useTemporaryCacheDir()
 
   it('returns what buildPaymentContractsGenesis builds, then reads it back; ignores a tampered file', async () => {
     const common = createDevCommon(31337n, 'osaka')

@@ -1,10 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
 import { createDevCommon } from '../../src/evm/common.js'
 import { buildTokenGenesis, type TokenGenesisOptions } from '../../src/evm/token.js'
 import { cachedTokenGenesis } from '../../src/evm/tokenGenesisCache.js'
+import { useTemporaryCacheDir } from './genesisCacheDir.js'
 
 const owner = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 const options: TokenGenesisOptions = {
@@ -19,22 +18,7 @@ const options: TokenGenesisOptions = {
 }
 
 describe('token genesis cache', () => {
-  let saved: string | undefined
-  let dir: string
-  beforeEach(() => {
-    saved = process.env.TMPDIR
-    dir = mkdtempSync(join(tmpdir(), 'genesis-cache-test-'))
-    process.env.TMPDIR = dir
-  })
-  afterEach(() => {
-    if (saved === undefined) delete process.env.TMPDIR
-    else process.env.TMPDIR = saved
-    rmSync(dir, { recursive: true, force: true })
-  })
-  const cacheFiles = () => {
-    const sub = readdirSync(dir).find((name) => name.startsWith('devnet-cache-'))!
-    return readdirSync(join(dir, sub)).map((name) => join(dir, sub, name))
-  }
+  const { cacheFiles } = useTemporaryCacheDir()
 
   it('returns what buildTokenGenesis builds, first built and then read back from disk', async () => {
     const common = createDevCommon(31337n, 'prague')
