@@ -1,23 +1,29 @@
-// Runs the CLI bundle (dist/bundle/cli.cjs, a CommonJS script) with V8's code cache: compiling the ~2 MB bundle and
-// the functions a start calls is a fifth of a cold start, and Node 20 caches no compiled code by itself.
+// Runs the CLI's bundles (dist/bundle/front.cjs, then dist/bundle/cli.cjs; CommonJS scripts) with V8's code cache:
+// compiling the ~2 MB CLI bundle and the functions a start calls is a fifth of a cold start, and Node 20 caches no
+// compiled code by itself.
 //
-// The cache is made at build time (scripts/bundle.mjs starts the bundle once with DEVNET_CODE_CACHE_OUT, sends it one
-// request and has it save what it compiled) and lives beside the bundle, named by a hash of the bundle and the Node
-// version that made it: another Node finds no file, and V8 itself refuses data from other V8 flags
-// (`cachedDataRejected`); either way the bundle is compiled as usual. Nothing is written at run time.
+// The caches are made at build time (scripts/bundle.mjs starts the CLI once with DEVNET_CODE_CACHE_WRITE=1, sends it
+// one request and has it save what each script compiled) and live beside the bundles, named by the bundle's length
+// and the Node version that made it: another Node finds no file, and V8 itself refuses data from other V8 flags
+// (`cachedDataRejected`); either way the bundle is compiled as usual. Nothing is written at run time. The name holds
+// no hash of the bundle's text: hashing means loading node:crypto (~3 ms) before the front listens, and the build
+// removes dist/bundle/ before writing the bundles and their caches together, so a cache never meets another build's
+// bundle (only a hand edit of a bundle that keeps its length would go unseen).
 'use strict'
-const { createHash } = require('node:crypto')
 const { readFileSync, writeFileSync } = require('node:fs')
 const Module = require('node:module')
-const { dirname, join } = require('node:path')
+const { basename, dirname, join } = require('node:path')
 const vm = require('node:vm')
 
 /** The cache file for `bundle` (its bytes) under the running Node: the build and the run must agree on it. */
 function codeCacheFile(file, bundle) {
-  const key = createHash('sha256').update(bundle).update(`\0${process.version}\0${process.arch}`).digest('hex').slice(0, 32)
-  return join(dirname(file), `cli-${key}.v8cache`)
+  return join(dirname(file), `${basename(file, '.cjs')}-${bundle.length}-${process.version}-${process.arch}.v8cache`)
 }
 
+/** The scripts this process compiled, for the build to save their caches (DEVNET_CODE_CACHE_WRITE). */
+const compiled = []
+
+/** Runs the CommonJS script `file` as Node would (require), compiled with its code cache when there is one; returns its exports. */
 function runWithCodeCache(file) {
   const bundle = readFileSync(file)
   const cacheFile = codeCacheFile(file, bundle)
@@ -27,23 +33,39 @@ function runWithCodeCache(file) {
   } catch {
     // No cache for this Node version: compile.
   }
-  const script = new vm.Script(Module.wrap(bundle.toString('utf8')), { filename: file, cachedData })
-
-  // Build time: once the parent has had its answer it closes our stdin, and we save what this start compiled.
-  const out = process.env.DEVNET_CODE_CACHE_OUT
-  if (out) {
-    process.stdin.on('end', () => {
-      writeFileSync(out, script.createCachedData())
-      process.exit(0)
-    })
-    process.stdin.resume()
-  }
+  const script = new vm.Script(Module.wrap(bundle.toString('latin1')), { filename: file, cachedData })
+  if (process.env.DEVNET_CODE_CACHE_WRITE === '1') saveWhenTold(script, cacheFile)
 
   const module = new Module(file)
   module.filename = file
   module.paths = Module._nodeModulePaths(dirname(file))
   script.runInThisContext()(module.exports, Module.createRequire(file), module, file, dirname(file))
+  return module.exports
+}
+
+/**
+ * Build time: once the parent has had its answer it closes our stdin, and we save what this start compiled of
+ * each script.
+ */
+function saveWhenTold(script, cacheFile) {
+  if (compiled.length === 0) {
+    process.stdin.on('end', () => {
+      for (const { script, cacheFile } of compiled) writeFileSync(cacheFile, script.createCachedData())
+      process.exit(0)
+    })
+    process.stdin.resume()
+  }
+  compiled.push({ script, cacheFile })
+}
+
+/**
+ * The CLI from the bundles in `dir`: front.cjs first, which for a plain `devnet start` listens before cli.cjs is
+ * read (src/cli/front.ts), then cli.cjs behind it.
+ */
+function runCliBundles(dir, argv) {
+  runWithCodeCache(join(dir, 'front.cjs')).runFront(argv, () => runWithCodeCache(join(dir, 'cli.cjs')))
 }
 
 exports.codeCacheFile = codeCacheFile
 exports.runWithCodeCache = runWithCodeCache
+exports.runCliBundles = runCliBundles

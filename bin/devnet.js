@@ -10,9 +10,9 @@
 const { existsSync } = require('node:fs')
 const { join } = require('node:path')
 
-const bundled = join(__dirname, '..', 'dist', 'bundle', 'cli.cjs')
-if (existsSync(bundled) && process.env.DEVNET_FROM_SOURCE !== '1') {
-  require('./codeCache.js').runWithCodeCache(bundled)
+const bundles = join(__dirname, '..', 'dist', 'bundle')
+if (existsSync(join(bundles, 'front.cjs')) && process.env.DEVNET_FROM_SOURCE !== '1') {
+  require('./codeCache.js').runCliBundles(bundles, process.argv.slice(2))
 } else {
   import('tsx/esm/api').then(({ register }) => {
     register()

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 /**
- * Bundles the CLI (src/cli/main.ts and everything it imports, @ethereumjs/*
- * and viem included) into dist/bundle/cli.cjs, with V8's code cache for it
- * beside it, which bin/devnet.js runs through bin/codeCache.js when present.
+ * Bundles the CLI (src/cli/run.ts and everything it imports, @ethereumjs/*
+ * and viem included) into dist/bundle/cli.cjs, and the part of it that a
+ * start listens with (src/cli/front.ts: flags, config, HTTP transport) into
+ * dist/bundle/front.cjs, with V8's code cache for each beside them, which
+ * bin/devnet.js runs through bin/codeCache.js when present: the front first,
+ * which opens the socket, then the CLI behind it.
  *
  * Why: Node loads an ES module graph one module at a time (resolve, read,
  * parse, link), and `devnet start` reached ~650 modules: most of its cold
@@ -58,8 +61,10 @@ try {
 
 const result = await build({
   absWorkingDir: root,
-  entryPoints: ['src/cli/main.ts'],
-  outfile: join(outdir, 'cli.cjs'),
+  // front.cjs: what a start needs to listen (src/cli/front.ts); cli.cjs: the whole CLI, run behind it.
+  entryPoints: { front: 'src/cli/front.ts', cli: 'src/cli/run.ts' },
+  outdir,
+  outExtension: { '.js': '.cjs' },
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -84,31 +89,34 @@ const result = await build({
 })
 const problems = result.warnings.filter((w) => /import\.meta|require|import\(/.test(w.text))
 if (problems.length > 0) throw new Error(`scripts/bundle.mjs: ${problems.map((w) => `${w.location?.file}:${w.location?.line}: ${w.text}`).join('\n')}`)
-// bin/codeCache.js runs the bundle as a vm.Script, which has no dynamic import(): every one must have become a require.
-const code = readFileSync(join(outdir, 'cli.cjs'), 'utf8')
-const nonAscii = /[^\x00-\x7f]/.exec(code)
-if (nonAscii) throw new Error(`scripts/bundle.mjs: dist/bundle/cli.cjs is not ASCII (${JSON.stringify(code.slice(Math.max(0, nonAscii.index - 40), nonAscii.index + 40))}): it would be decoded into a two-byte string`)
-const dynamicImport = /\bimport\((?!\s*\))/.exec(code)
-if (dynamicImport) throw new Error(`scripts/bundle.mjs: dist/bundle/cli.cjs still has a dynamic import(): ${code.slice(dynamicImport.index, dynamicImport.index + 80)}`)
-
-const size = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('.cjs'))[1].bytes
-console.log(`bundle: ${relative(root, outdir)}/cli.cjs, ${(size / 1024).toFixed(0)} KiB`)
+for (const name of ['front.cjs', 'cli.cjs']) {
+  // bin/codeCache.js runs each bundle as a vm.Script, which has no dynamic import(): every one must have become a require.
+  const code = readFileSync(join(outdir, name), 'utf8')
+  const nonAscii = /[^\x00-\x7f]/.exec(code)
+  if (nonAscii) throw new Error(`scripts/bundle.mjs: ${name} is not ASCII (${JSON.stringify(code.slice(Math.max(0, nonAscii.index - 40), nonAscii.index + 40))}): it would be decoded into a two-byte string`)
+  const dynamicImport = /\bimport\((?!\s*\))/.exec(code)
+  if (dynamicImport) throw new Error(`scripts/bundle.mjs: ${name} still has a dynamic import(): ${code.slice(dynamicImport.index, dynamicImport.index + 80)}`)
+  console.log(`bundle: ${relative(root, outdir)}/${name}, ${(statSync(join(outdir, name)).size / 1024).toFixed(0)} KiB`)
+}
+// The front listens before the engine is read: nothing of it may come in with the front.
+const frontInputs = Object.keys(Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('front.cjs'))[1].inputs)
+const heavy = frontInputs.filter((file) => /@ethereumjs|src\/(evm|node)\/|src\/devnet\.ts|src\/rpc\/methods/.test(file))
+if (heavy.length > 0) throw new Error(`scripts/bundle.mjs: front.cjs takes in what should load after listening: ${heavy.join(', ')}`)
 
 /**
- * V8's code cache for the bundle (bin/codeCache.js): the bundle is started
- * once (`devnet start --port 0`, on 127.0.0.1), answers one eth_chainId, and
- * saves the code it compiled for that, which is what a cold start compiles.
- * Optional: when this fails (no loopback, a slow machine), the build goes on
- * and the CLI compiles at each start.
+ * V8's code caches for the bundles (bin/codeCache.js): the CLI is started
+ * once from them (`devnet start --port 0`, on 127.0.0.1) as bin/devnet.js
+ * starts it, answers one eth_chainId, and saves the code it compiled of
+ * each script for that, which is what a cold start compiles. Optional: when
+ * this fails (no loopback, a slow machine), the build goes on and the CLI
+ * compiles at each start.
  */
-async function makeCodeCache(cli) {
-  const { codeCacheFile } = await import(pathToFileURL(join(root, 'bin', 'codeCache.js')).href)
-  const out = codeCacheFile(cli, readFileSync(cli))
-  const launcher = `import { runWithCodeCache } from ${JSON.stringify(pathToFileURL(join(root, 'bin', 'codeCache.js')).href)}; runWithCodeCache(${JSON.stringify(cli)})`
-  // After -e, argv[1] is the first argument: `devnet` stands where the script's path would be.
-  const child = spawn(process.execPath, ['--input-type=module', '-e', launcher, 'devnet', 'start', '--port', '0', '--mining', 'manual', '--quiet'], {
+async function makeCodeCache(dir) {
+  const codeCache = pathToFileURL(join(root, 'bin', 'codeCache.js')).href
+  const launcher = `import { runCliBundles } from ${JSON.stringify(codeCache)}; runCliBundles(${JSON.stringify(dir)}, process.argv.slice(2))`
+  const child = spawn(process.execPath, ['--input-type=module', '-e', launcher, 'start', '--port', '0', '--mining', 'manual', '--quiet'], {
     cwd: root,
-    env: { ...process.env, DEVNET_CODE_CACHE_OUT: out, DEVNET_FROM_SOURCE: '' },
+    env: { ...process.env, DEVNET_CODE_CACHE_WRITE: '1', DEVNET_FROM_SOURCE: '' },
     stdio: ['pipe', 'pipe', 'inherit'],
   })
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
@@ -129,7 +137,11 @@ async function makeCodeCache(cli) {
     child.stdin.end()
     const code = await exited
     if (code !== 0) throw new Error(`exited with ${code}`)
-    console.log(`bundle: ${relative(root, out)}, ${(statSync(out).size / 1024).toFixed(0)} KiB of V8 code cache (${process.version})`)
+    const { codeCacheFile } = await import(codeCache)
+    for (const name of ['front.cjs', 'cli.cjs']) {
+      const out = codeCacheFile(join(dir, name), readFileSync(join(dir, name)))
+      console.log(`bundle: ${relative(root, out)}, ${(statSync(out).size / 1024).toFixed(0)} KiB of V8 code cache (${process.version})`)
+    }
   } catch (error) {
     child.kill('SIGKILL')
     console.warn(`bundle: no V8 code cache (${error.message}); the CLI works, it compiles at each start`)
@@ -138,4 +150,4 @@ async function makeCodeCache(cli) {
   }
 }
 
-await makeCodeCache(join(outdir, 'cli.cjs'))
+await makeCodeCache(outdir)

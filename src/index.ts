@@ -1,12 +1,9 @@
-import type { Duplex } from 'node:stream'
 import type { Chain as ViemChain } from 'viem'
-import { type ConfigLayer, resolveLayers } from './config/layers.js'
-import { type ConfigInput, readConfigFile } from './config/load.js'
+import { type ConfigSources, type DevnetOptions, resolveConfig } from './config/resolve.js'
 import type { DevnetConfig } from './config/schema.js'
 import type { DevnetRequestFn } from './client/schema.js'
 import type { Node } from './node/node.js'
-import { type Responder, createStartupDispatcher } from './rpc/startupDispatcher.js'
-import { type StaticRoutes, createHttpApp, listen } from './server/http.js'
+import { type Listening, listenFirst } from './server/listenFirst.js'
 
 export { type DevnetActions, devnetActions } from './client/actions.js'
 export { type DevnetMethod, type DevnetRequestFn, type DevnetRpcSchema, devnetMethodNames } from './client/schema.js'
@@ -15,12 +12,7 @@ export { loadConfig } from './config/layers.js'
 export type { ConfigLayer } from './config/layers.js'
 export type { ConfigInput } from './config/load.js'
 export { defaultConfig, defaultMnemonic, defaultTokenAddress, type DevnetConfig } from './config/schema.js'
-
-/** Options of createDevnet / startDevnet: any devnet.config.json key, plus a config file to read first. */
-export type DevnetOptions = ConfigInput & {
-  /** A config file layered under these options. */
-  configFile?: string | undefined
-}
+export { resolveConfig, type ConfigSources, type DevnetOptions } from './config/resolve.js'
 
 /**
  * An EIP-1193 request function typed by devnet's RPC schema: an unknown
@@ -51,38 +43,6 @@ export type Devnet = {
 }
 
 /**
- * Where settings come from besides the options, lowest first: the caller's
- * defaults (under the config file), the config file, the CLI's flags (between
- * the file and the options). What the CLI adds to the options.
- */
-export type ConfigSources = {
-  /** Defaults of the caller, under the config file: startDevnet's port 0. */
-  base?: ConfigInput | undefined
-  /** The CLI's flags, above the config file and below the options. */
-  flags?: ConfigLayer | undefined
-  /** Receives each one-line warning (a preset contradicting a key); default: printed to stderr. */
-  onWarning?: ((line: string) => void) | undefined
-}
-
-/**
- * Resolves options into a config: defaults < config file < flags < options,
- * key by key (src/config/layers.ts). An import switches to manual mining
- * unless told otherwise.
- */
-export async function resolveConfig(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<DevnetConfig> {
-  const { configFile, ...rest } = options
-  const layers: ConfigLayer[] = [
-    { input: sources.base, source: 'defaults' },
-    { input: configFile ? readConfigFile(configFile) : undefined, source: configFile ?? '' },
-    ...(sources.flags ? [sources.flags] : []),
-    { input: rest, source: 'options', keyName: (path) => `options.${path}` },
-  ]
-  const { config, warnings } = resolveLayers(layers)
-  for (const line of warnings) (sources.onWarning ?? ((l: string) => console.error(`devnet: warning: ${l}`)))(line)
-  return config
-}
-
-/**
  * Creates a devnet in this process, with no socket. Many instances never
  * share state.
  */
@@ -102,32 +62,24 @@ export type StartedDevnet = Devnet & { url: string; wsUrl: string; port: number 
 export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<StartedDevnet> {
   const config = await resolveConfig(options, { base: { port: 0 }, ...sources })
   // The socket opens first; requests wait for the node (src/rpc/startupDispatcher.ts), which is built after it.
-  const ready = deferred<{ dispatcher: Responder; routes: StaticRoutes | undefined }>()
-  // A chain id the config alone decides: the dev chain's (a fixture, a geth genesis or a fork bring their own).
-  const chainId = config.fixture || config.genesis || config.fork ? undefined : config.chainId
-  const dispatcher = createStartupDispatcher(chainId, ready.promise.then((r) => r.dispatcher))
-  const routes: StaticRoutes | undefined = config.ui
-    ? (path, html) => ready.promise.then((r) => r.routes?.(path, html))
-    : undefined
-  const server = await listen(createHttpApp(dispatcher, config, routes), config)
-  const held: [request: unknown, socket: Duplex, head: Buffer][] = []
-  const hold = (request: unknown, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy())
-    held.push([request, socket, head])
-  }
-  server.server.on('upgrade', hold)
+  return serveListening(await listenFirst(config))
+}
+
+/**
+ * The second half of startDevnet: builds the devnet behind a server that
+ * listenFirst (src/server/listenFirst.ts) opened, and hands the server to
+ * it. The CLI calls it directly: its front bundle listens before the rest
+ * of the CLI is even read (src/cli/front.ts). Not part of the package's
+ * documented API.
+ */
+export async function serveListening(listening: Listening): Promise<StartedDevnet> {
   try {
     const { serveDevnet } = await loadInSteps()
-    const served = await serveDevnet(config, server, () => {
-      server.server.off('upgrade', hold)
-      return held.splice(0)
-    })
-    ready.resolve(served)
+    const served = await serveDevnet(listening.config, listening.server, listening.takeHeldUpgrades)
+    listening.serve(served)
     return served.started
   } catch (error) {
-    ready.reject(error)
-    for (const [, socket] of held) socket.destroy()
-    await server.close()
+    await listening.fail(error)
     throw error
   }
 }
@@ -147,16 +99,6 @@ async function loadInSteps() {
     for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve))
   }
   return import('./devnet.js')
-}
-
-function deferred<T>() {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
 }
 
 export type { Node }

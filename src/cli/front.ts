@@ -1,0 +1,63 @@
+import { resolveConfig } from '../config/resolve.js'
+import { type Listening, listenFirst } from '../server/listenFirst.js'
+import { parseStartArgs, startInputs } from './start.js'
+import type { runCli } from './run.js'
+
+/**
+ * The CLI's first script (dist/bundle/front.cjs, which bin/devnet.js runs
+ * before the CLI bundle): a plain `devnet start` opens its socket here, with
+ * only the flag parsing, the config and the HTTP transport loaded, then the
+ * rest of the CLI (dist/bundle/cli.cjs: the engine, the node, every method,
+ * ~15 times this script's size) is read, compiled from its V8 code cache
+ * and run behind the listening socket (`loadCli`, then runCli).
+ *
+ * Why: the first answer of a start (the eth_chainId a client polls a
+ * starting node with, src/rpc/startupDispatcher.ts) comes once the socket
+ * listens, and reading the CLI bundle and its 1.6 MB code cache before that
+ * was a quarter of the time to it.
+ *
+ * Anything else (another command, --help, a bad flag or config, a port in
+ * use, x402) opens nothing here: the whole CLI starts from the arguments
+ * alone, as it would without this script, and prints what it prints.
+ */
+export async function runFront(argv: string[], loadCli: () => { runCli: typeof runCli }): Promise<void> {
+  const listening = await listenEarly(argv)
+  // Reading and compiling the CLI, then starting it, each keep the main thread for several milliseconds: a request
+  // that reached the socket meanwhile is answered between them, after a few turns of the event loop.
+  if (listening) await turns()
+  const cli = loadCli()
+  if (listening) await turns()
+  cli.runCli(argv, listening)
+}
+
+/** A few turns of the event loop: a connection accepted, its request read and answered. */
+async function turns() {
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve))
+}
+
+/** A plain `devnet start` with its config resolved and its socket listening; undefined for anything else. */
+async function listenEarly(argv: string[]): Promise<Listening | undefined> {
+  if (argv[0] === 'fixture') return undefined
+  let parsed: ReturnType<typeof parseStartArgs>
+  try {
+    parsed = parseStartArgs(argv)
+  } catch {
+    return undefined
+  }
+  const { values, positionals } = parsed
+  if (values.help || values.version || positionals.length > 1 || (positionals[0] ?? 'start') !== 'start') return undefined
+  if (values['x402-facilitator'] || values['x402-port'] !== undefined || values['x402-wait-for'] !== undefined) return undefined
+  // Printed once listening: on a failure the whole CLI resolves the config again and prints them itself.
+  const warnings: string[] = []
+  let listening: Listening
+  try {
+    const { options, sources } = startInputs(values, { onWarning: (line) => warnings.push(line) })
+    listening = await listenFirst(await resolveConfig(options, { base: { port: 0 }, ...sources }))
+  } catch {
+    return undefined
+  }
+  // In the whole CLI's order: the fork's line comes before resolving the config, which warns.
+  if (values['fork-url'] !== undefined) console.error('devnet: forking, reading the upstream chain...')
+  for (const line of warnings) console.error(`devnet: warning: ${line}`)
+  return listening
+}

@@ -1,0 +1,63 @@
+import type { Duplex } from 'node:stream'
+import type { DevnetConfig } from '../config/schema.js'
+import { type Responder, createStartupDispatcher } from '../rpc/startupDispatcher.js'
+import { type StaticRoutes, createHttpApp, listen } from './http.js'
+
+/** A WebSocket upgrade that came in before the node was served, as node:http emitted it. */
+export type HeldUpgrade = [request: unknown, socket: Duplex, head: Buffer]
+
+/** What the node behind a listening server answers with, once it is built. */
+export type Served = { dispatcher: Responder; routes: StaticRoutes | undefined }
+
+/** A server listening for a devnet that is not built yet (listenFirst). */
+export type Listening = {
+  config: DevnetConfig
+  server: Awaited<ReturnType<typeof listen>>
+  /** The upgrades held so far; from now on node:http's own listeners (the node's) take them. */
+  takeHeldUpgrades(): HeldUpgrade[]
+  /** The node is built: waiting requests and later ones get its answers. */
+  serve(served: Served): void
+  /** The node cannot be built: held upgrades are dropped and the server closes (waiting requests with it). */
+  fail(error: unknown): Promise<void>
+}
+
+/**
+ * The first half of startDevnet (src/index.ts, serveListening the second):
+ * the HTTP socket listening for the config, before any of the engine is
+ * loaded. Until `serve`, requests wait for the node, except those the config
+ * alone answers (src/rpc/startupDispatcher.ts), and WebSocket upgrades are
+ * held.
+ *
+ * Its own module, importing only the config, the transport and the startup
+ * dispatcher, so that the CLI's front bundle (src/cli/front.ts) is this and
+ * the flag parsing: the process listens before it reads the engine's code.
+ */
+export async function listenFirst(config: DevnetConfig): Promise<Listening> {
+  let settle!: { resolve: (served: Served) => void; reject: (error: unknown) => void }
+  const ready = new Promise<Served>((resolve, reject) => (settle = { resolve, reject }))
+  // A chain id the config alone decides: the dev chain's (a fixture, a geth genesis or a fork bring their own).
+  const chainId = config.fixture || config.genesis || config.fork ? undefined : config.chainId
+  const dispatcher = createStartupDispatcher(chainId, ready.then((r) => r.dispatcher))
+  const routes: StaticRoutes | undefined = config.ui ? (path, html) => ready.then((r) => r.routes?.(path, html)) : undefined
+  const server = await listen(createHttpApp(dispatcher, config, routes), config)
+  const held: HeldUpgrade[] = []
+  const hold = (request: unknown, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy())
+    held.push([request, socket, head])
+  }
+  server.server.on('upgrade', hold)
+  return {
+    config,
+    server,
+    takeHeldUpgrades() {
+      server.server.off('upgrade', hold)
+      return held.splice(0)
+    },
+    serve: (served) => settle.resolve(served),
+    async fail(error) {
+      settle.reject(error)
+      for (const [, socket] of held) socket.destroy()
+      await server.close()
+    },
+  }
+}
