@@ -25,6 +25,14 @@ const compiled = []
 
 /** Runs the CommonJS script `file` as Node would (require), compiled with its code cache when there is one; returns its exports. */
 function runWithCodeCache(file) {
+  return compileWithCodeCache(file)()
+}
+
+/**
+ * Compiles the CommonJS script `file` with its code cache when there is one; the function returned runs it (once)
+ * and returns its exports. Apart, so that a caller can let the event loop turn between the two.
+ */
+function compileWithCodeCache(file) {
   const bundle = readFileSync(file)
   const cacheFile = codeCacheFile(file, bundle)
   let cachedData
@@ -36,11 +44,13 @@ function runWithCodeCache(file) {
   const script = new vm.Script(Module.wrap(bundle.toString('latin1')), { filename: file, cachedData })
   if (process.env.DEVNET_CODE_CACHE_WRITE === '1') saveWhenTold(script, cacheFile)
 
-  const module = new Module(file)
-  module.filename = file
-  module.paths = Module._nodeModulePaths(dirname(file))
-  script.runInThisContext()(module.exports, Module.createRequire(file), module, file, dirname(file))
-  return module.exports
+  return () => {
+    const module = new Module(file)
+    module.filename = file
+    module.paths = Module._nodeModulePaths(dirname(file))
+    script.runInThisContext()(module.exports, Module.createRequire(file), module, file, dirname(file))
+    return module.exports
+  }
 }
 
 /**
@@ -63,9 +73,10 @@ function saveWhenTold(script, cacheFile) {
  * read (src/cli/front.ts), then cli.cjs behind it.
  */
 function runCliBundles(dir, argv) {
-  runWithCodeCache(join(dir, 'front.cjs')).runFront(argv, () => runWithCodeCache(join(dir, 'cli.cjs')))
+  runWithCodeCache(join(dir, 'front.cjs')).runFront(argv, () => compileWithCodeCache(join(dir, 'cli.cjs')))
 }
 
 exports.codeCacheFile = codeCacheFile
 exports.runWithCodeCache = runWithCodeCache
+exports.compileWithCodeCache = compileWithCodeCache
 exports.runCliBundles = runCliBundles

@@ -46,7 +46,8 @@ const accepted = (cachedData: Buffer) =>
 
 beforeAll(() => {
   execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs'), '--outdir', outdir], { stdio: 'pipe' })
-  writeFileSync(launcher, `import { runWithCodeCache } from ${JSON.stringify(join(root, 'bin', 'codeCache.js'))}\nrunWithCodeCache(${JSON.stringify(cli)})\n`)
+  // As bin/devnet.js runs them: front.cjs, which listens, then cli.cjs behind it.
+  writeFileSync(launcher, `import { runCliBundles } from ${JSON.stringify(join(root, 'bin', 'codeCache.js'))}\nrunCliBundles(${JSON.stringify(outdir)}, process.argv.slice(2))\n`)
   writeFileSync(
     watched,
     [

@@ -8,8 +8,8 @@ import type { runCli } from './run.js'
  * before the CLI bundle): a plain `devnet start` opens its socket here, with
  * only the flag parsing, the config and the HTTP transport loaded, then the
  * rest of the CLI (dist/bundle/cli.cjs: the engine, the node, every method,
- * ~15 times this script's size) is read, compiled from its V8 code cache
- * and run behind the listening socket (`loadCli`, then runCli).
+ * ~45 times this script's size) is read, compiled from its V8 code cache
+ * and run behind the listening socket (`compileCli`, then runCli).
  *
  * Why: the first answer of a start (the eth_chainId a client polls a
  * starting node with, src/rpc/startupDispatcher.ts) comes once the socket
@@ -20,12 +20,14 @@ import type { runCli } from './run.js'
  * use, x402) opens nothing here: the whole CLI starts from the arguments
  * alone, as it would without this script, and prints what it prints.
  */
-export async function runFront(argv: string[], loadCli: () => { runCli: typeof runCli }): Promise<void> {
+export async function runFront(argv: string[], compileCli: () => () => { runCli: typeof runCli }): Promise<void> {
   const listening = await listenEarly(argv)
-  // Reading and compiling the CLI, then starting it, each keep the main thread for several milliseconds: a request
-  // that reached the socket meanwhile is answered between them, after a few turns of the event loop.
+  // Compiling the CLI, evaluating it and starting the node each keep the main thread for several milliseconds: a
+  // request that reached the socket meanwhile is answered between them, after a few turns of the event loop.
   if (listening) await turns()
-  const cli = loadCli()
+  const evaluate = compileCli()
+  if (listening) await turns()
+  const cli = evaluate()
   if (listening) await turns()
   cli.runCli(argv, listening)
 }
