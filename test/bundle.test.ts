@@ -15,7 +15,8 @@ const dir = join(root, `.devnet-bundle-test-${process.pid}`)
 const outdir = join(dir, 'bundle')
 const cli = join(outdir, 'cli.cjs')
 const launcher = join(outdir, 'run.mjs')
-// The same, reporting which packages of node_modules are loaded when the socket starts listening and at exit.
+// The same, reporting which packages of node_modules are loaded when the socket starts listening and at exit, and at
+// listening whether node:http is loaded and the CLI bundle (cli.cjs) was read.
 const watched = join(outdir, 'run-watched.mjs')
 
 function start(args: string[], script = launcher) {
@@ -51,12 +52,18 @@ beforeAll(() => {
   writeFileSync(
     watched,
     [
+      "import fs from 'node:fs'",
       "import net from 'node:net'",
       "import Module from 'node:module'",
+      // bin/codeCache.js, imported below, takes node:fs's readFileSync when it loads: this one.
+      'const reads = []',
+      'const readFileSync = fs.readFileSync',
+      'fs.readFileSync = function (file, ...rest) { reads.push(String(file)); return readFileSync.call(this, file, ...rest) }',
+      "const front = () => JSON.stringify({ http: process.moduleLoadList.includes('NativeModule http'), cli: reads.some((f) => f.endsWith('cli.cjs')) })",
       'const packages = () => [...new Set(Object.keys(Module._cache).map((f) => /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(f)?.[1]).filter(Boolean))]',
       // net.Server: the HTTP server's socket is a plain net.Server that hands connections to node:http (src/server/fastHttp.ts).
       'const listen = net.Server.prototype.listen',
-      "net.Server.prototype.listen = function (...args) { this.once('listening', () => console.error('at listen: ' + JSON.stringify(packages()))); return listen.apply(this, args) }",
+      "net.Server.prototype.listen = function (...args) { this.once('listening', () => console.error('at listen: ' + JSON.stringify(packages()) + '\\nfront at listen: ' + front())); return listen.apply(this, args) }",
       "process.on('exit', () => console.error('at exit: ' + JSON.stringify(packages())))",
       `import(${JSON.stringify(pathToFileURL(launcher).href)})`,
     ].join('\n'),
@@ -116,6 +123,25 @@ describe('CLI bundle', () => {
       expect(loaded('at listen')).not.toContain(lazy)
       expect(loaded('at exit')).toContain(lazy)
     }
+    // The socket is bound by the front (front.cjs) before the CLI bundle and its code cache are read, and before
+    // node:http loads (src/cli/front.ts, src/server/http.ts listen).
+    expect(JSON.parse(/^front at listen: (.*)$/m.exec(p.err())![1]!)).toEqual({ http: false, cli: false })
+  })
+
+  test('the front leaves what it does not listen for to the whole CLI: warnings once, a port in use in one line, exit 2', async () => {
+    // A preset beside a chain id it contradicts: the front resolves the config and listens, and the warning is
+    // printed once (the CLI behind it does not resolve the config again).
+    const p = start(['start', '--port', '0', '--mining', 'manual', '--quiet', '--preset', 'base-sepolia', '--chain-id', '5'])
+    const url = await p.listening
+    expect(await rpc(url, 'eth_chainId')).toMatchObject({ result: '0x5' })
+    expect(p.err().trim().split('\n')).toEqual([expect.stringMatching(/^devnet: warning: --preset base-sepolia contradicts --chain-id 5\b/)])
+    // The port is taken: the front cannot listen, and the whole CLI reports it as it would alone.
+    const busy = start(['start', '--port', new URL(url).port, '--quiet'])
+    busy.listening.catch(() => {})
+    expect(await busy.exited).toBe(2)
+    expect(busy.err().trim().split('\n')).toEqual([expect.stringMatching(/^devnet: port already in use: /)])
+    p.child.kill('SIGTERM')
+    expect(await p.exited).toBe(0)
   })
 
   test('--version reads package.json from the bundle', () => {
