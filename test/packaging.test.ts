@@ -32,6 +32,7 @@ describe('package contents', () => {
 
   it('ships every entry point and bin the manifest declares, and the CLI bundle', () => {
     for (const file of declaredFiles()) expect(files, file).toContain(file)
+    expect(files).toContain('dist/bundle/front.cjs')
     expect(files).toContain('dist/bundle/cli.cjs')
     expect(files).toContain('bin/codeCache.js')
   })
