@@ -57,6 +57,9 @@ async function serve(answer: (request: Request, socket: Socket) => void) {
   return { requests, client, connections: () => connections, mostOpen: () => mostOpen }
 }
 
+/** 2 MB of JSON-ish text. */
+const large = Buffer.from(`"${'0123456789abcdef'.repeat(2 ** 17)}"`)
+
 const ok = (body: string, extra = '') => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
 
 describe('fork upstream http client', () => {
@@ -72,7 +75,7 @@ describe('fork upstream http client', () => {
     expect(head).toContain('content-type: application/json')
   })
 
-  test('behavior: a chunked reply, an interim 100, a reply ended by closing, a 204', async () => {
+  test('behavior: chunked replies, an interim 100, a reply ended by closing, a 204, replies of megabytes', async () => {
     const s = await serve((request, socket) => {
       if (request.body === 'chunked')
         socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\n{"a\r\n')
@@ -80,11 +83,24 @@ describe('fork upstream http client', () => {
       if (request.body === 'continue') socket.write(`HTTP/1.1 100 Continue\r\n\r\n${ok('"after"')}`)
       if (request.body === 'close') socket.end('HTTP/1.0 200 OK\r\n\r\n"until closed"')
       if (request.body === 'empty') socket.write('HTTP/1.1 204 No Content\r\n\r\n')
+      if (request.body === 'large') {
+        // 2 MB, in pieces of every size: a length-sized reply, then the same as chunks (with a trailer).
+        socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${large.length}\r\n\r\n`)
+        for (let at = 0; at < large.length; at += 65_521) socket.write(large.subarray(at, at + 65_521))
+      }
+      if (request.body === 'large chunked') {
+        socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n')
+        for (let at = 0; at < large.length; at += 100_003)
+          socket.write(`${Math.min(100_003, large.length - at).toString(16)}\r\n${large.subarray(at, at + 100_003).toString('latin1')}\r\n`, 'latin1')
+        socket.write('0\r\nx-checksum: 1\r\n\r\n')
+      }
     })
     const client = s.client()
     expect(await client.post('chunked', 1000)).toEqual({ status: 200, text: '{"a":"ü"}' })
     expect(await client.post('continue', 1000)).toEqual({ status: 200, text: '"after"' })
     expect(await client.post('empty', 1000)).toEqual({ status: 204, text: '' })
+    expect((await client.post('large', 5000)).text).toBe(large.toString('utf8'))
+    expect((await client.post('large chunked', 5000)).text).toBe(large.toString('utf8'))
     expect(s.connections()).toBe(1)
     expect(await client.post('close', 1000)).toEqual({ status: 200, text: '"until closed"' })
     // The connection the server closed is not reused.

@@ -15,10 +15,11 @@ const maxHeadBytes = 64 * 1024
  * Not node:http: each request there builds a ClientRequest, goes through
  * the agent's bookkeeping, writable streams and the parser's callbacks. A
  * token transfer on a fork to a new recipient makes one upstream read (its
- * balance slot), one after the other, so that cost is paid per transfer:
- * sequential eth_getStorageAt reads to a devnet upstream cost 0.39 ms of CPU
- * each over node:http against 0.04 ms here in a fresh process (the first
- * thousand; 0.065 against 0.013 ms once warm), bench/forkTxCpu.ts.
+ * balance slot), one after the other, so that cost is paid per transfer.
+ * Sequential eth_getStorageAt reads through remote.ts to a devnet process
+ * cost 0.46 ms of CPU each over node:http in a fresh process (the first
+ * thousand), 0.24 ms here; 0.13 against 0.07 ms by the third thousand
+ * (medians of three alternated runs, loaded machine).
  *
  * https stays on node:https (remote.ts): there TLS and the network dominate.
  */
@@ -81,17 +82,13 @@ export function createHttpClient(target: URL, maxSockets: number) {
   /** One request on `socket`. A failure carries `started` (whether any reply byte had come) and `timedOut`. */
   function exchange(socket: Socket, request: string, timeoutMs: number): Promise<{ reply: HttpReply; keep: boolean }> {
     return new Promise((resolve, reject) => {
-      let buffer: Buffer = Buffer.alloc(0)
+      const reader = createReplyReader()
       let started = false
-      /** Where the body starts once the head is read, how it ends, and whether the connection stays open. */
-      let body: { start: number; status: number; length: number | undefined; chunked: boolean; keep: boolean } | undefined
       const done = (error: Error | undefined, result?: { reply: HttpReply; keep: boolean }) => {
         clearTimeout(timer)
         socket.off('data', onData).off('end', onEnd).off('error', onError).off('close', onEnd)
-        if (error) {
-          ;(error as Error & { started?: boolean }).started = started
-          reject(error)
-        } else resolve(result!)
+        if (error) reject(Object.assign(error, { started }))
+        else resolve(result!)
       }
       const timer = setTimeout(() => {
         socket.destroy()
@@ -99,81 +96,19 @@ export function createHttpClient(target: URL, maxSockets: number) {
       }, timeoutMs)
       const onError = (error: Error) => done(error)
       const onEnd = () => {
-        // A reply without a length ends with the connection.
-        if (body && body.length === undefined && !body.chunked)
-          return done(undefined, { reply: { status: body.status, text: buffer.toString('utf8', body.start) }, keep: false })
+        const result = reader.end()
+        if (result) return done(undefined, result)
         done(new Error(started ? 'connection closed in the middle of the reply' : 'connection closed before the reply'))
       }
       const onData = (chunk: Buffer) => {
         started = true
-        buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk])
         try {
-          const result = parse()
+          const result = reader.push(chunk)
           if (result) done(undefined, result)
         } catch (error) {
           socket.destroy()
           done(error as Error)
         }
-      }
-      /** The reply once complete, else undefined (more bytes to come). */
-      function parse(): { reply: HttpReply; keep: boolean } | undefined {
-        while (!body) {
-          const end = buffer.indexOf('\r\n\r\n')
-          if (end < 0) {
-            if (buffer.length > maxHeadBytes) throw new Error('malformed reply (no HTTP head)')
-            return undefined
-          }
-          const lines = buffer.toString('latin1', 0, end).split('\r\n')
-          const status = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0]!)
-          if (!status) throw new Error(`malformed reply (not HTTP): ${JSON.stringify(lines[0]!.slice(0, 100))}`)
-          const code = Number(status[2])
-          if (code >= 100 && code < 200) {
-            // An interim reply (100 Continue, 103 Early Hints): the real one follows.
-            buffer = buffer.subarray(end + 4)
-            continue
-          }
-          let length: number | undefined
-          let chunked = false
-          let connection = ''
-          for (let i = 1; i < lines.length; i++) {
-            const line = lines[i]!
-            const colon = line.indexOf(':')
-            if (colon < 0) continue
-            const name = line.slice(0, colon).trim().toLowerCase()
-            const value = line.slice(colon + 1).trim().toLowerCase()
-            if (name === 'content-length') length = Number(value)
-            else if (name === 'transfer-encoding') chunked = value.split(',').some((v) => v.trim() === 'chunked')
-            else if (name === 'connection') connection = value
-          }
-          if (length !== undefined && !(Number.isSafeInteger(length) && length >= 0)) throw new Error('malformed reply (bad content-length)')
-          if (code === 204 || code === 304) length = 0
-          const keep = (status[1] === '1' ? connection !== 'close' : connection === 'keep-alive') && (chunked || length !== undefined)
-          body = { start: end + 4, status: code, length: chunked ? undefined : length, chunked, keep }
-        }
-        if (body.chunked) {
-          const pieces: Buffer[] = []
-          let at = body.start
-          for (;;) {
-            const lineEnd = buffer.indexOf('\r\n', at)
-            if (lineEnd < 0) return undefined
-            const size = Number.parseInt(buffer.toString('latin1', at, lineEnd).split(';')[0]!.trim(), 16)
-            if (!Number.isSafeInteger(size) || size < 0) throw new Error('malformed reply (bad chunk size)')
-            if (size === 0) {
-              // Trailer fields (rare), then the empty line that ends the message.
-              const end = buffer.indexOf('\r\n', lineEnd + 2) === lineEnd + 2 ? lineEnd + 4 : buffer.indexOf('\r\n\r\n', lineEnd + 2) + 4
-              if (end < 4 || end > buffer.length) return undefined
-              return { reply: { status: body.status, text: Buffer.concat(pieces).toString('utf8') }, keep: body.keep && end === buffer.length }
-            }
-            if (buffer.length < lineEnd + 2 + size + 2) return undefined
-            pieces.push(buffer.subarray(lineEnd + 2, lineEnd + 2 + size))
-            at = lineEnd + 2 + size + 2
-          }
-        }
-        if (body.length === undefined) return undefined
-        const end = body.start + body.length
-        if (buffer.length < end) return undefined
-        // Bytes past the reply were never asked for: the connection is not reused.
-        return { reply: { status: body.status, text: buffer.toString('utf8', body.start, end) }, keep: body.keep && end === buffer.length }
       }
       socket.on('data', onData).on('end', onEnd).on('error', onError).on('close', onEnd)
       socket.write(request)
@@ -211,5 +146,135 @@ export function createHttpClient(target: URL, maxSockets: number) {
       idle.length = 0
       for (const wake of waiting.splice(0)) wake()
     },
+  }
+}
+
+/**
+ * Reads one HTTP/1.1 reply from the bytes pushed in: the head (interim 1xx
+ * replies skipped), then a body sized by Content-Length, chunked, or ended
+ * by the connection's end. Body bytes are kept as the chunks they came in
+ * and joined once, so a reply of many megabytes (a trace) costs no more
+ * than its size to read. `keep` says whether the connection can take the
+ * next request: HTTP/1.1 without `connection: close` (or 1.0 with
+ * keep-alive), a sized body, and no byte beyond the reply.
+ */
+function createReplyReader() {
+  /** Unparsed bytes: the head so far, or the start of a chunk's size line or of the trailer. */
+  let pending: Buffer = Buffer.alloc(0)
+  let status = 0
+  let keep = false
+  let mode: 'head' | 'length' | 'close' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailer' = 'head'
+  /** Body bytes still expected (length mode: of the body; chunk-data: of the chunk). */
+  let remaining = 0
+  const body: Buffer[] = []
+  const reply = () => ({ status, text: Buffer.concat(body).toString('utf8') })
+
+  /** Bytes pushed: the reply once complete, else undefined. */
+  function push(chunk: Buffer): { reply: HttpReply; keep: boolean } | undefined {
+    let data = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+    pending = Buffer.alloc(0)
+    for (;;) {
+      switch (mode) {
+        case 'head': {
+          const end = data.indexOf('\r\n\r\n')
+          if (end < 0) {
+            if (data.length > maxHeadBytes) throw new Error('malformed reply (no HTTP head)')
+            pending = data
+            return undefined
+          }
+          readHead(data.toString('latin1', 0, end))
+          data = data.subarray(end + 4)
+          continue
+        }
+        case 'length': {
+          const take = Math.min(remaining, data.length)
+          body.push(data.subarray(0, take))
+          remaining -= take
+          if (remaining > 0) return undefined
+          // Bytes past the reply were never asked for: the connection is not reused.
+          return { reply: reply(), keep: keep && take === data.length }
+        }
+        case 'close':
+          body.push(data)
+          return undefined
+        case 'chunk-size': {
+          const lineEnd = data.indexOf('\r\n')
+          if (lineEnd < 0) {
+            if (data.length > maxHeadBytes) throw new Error('malformed reply (bad chunk size)')
+            pending = data
+            return undefined
+          }
+          const size = data.toString('latin1', 0, lineEnd).split(';')[0]!.trim()
+          remaining = /^[0-9a-f]+$/i.test(size) ? Number.parseInt(size, 16) : Number.NaN
+          if (!Number.isSafeInteger(remaining)) throw new Error('malformed reply (bad chunk size)')
+          data = data.subarray(lineEnd + 2)
+          mode = remaining === 0 ? 'trailer' : 'chunk-data'
+          continue
+        }
+        case 'chunk-data': {
+          const take = Math.min(remaining, data.length)
+          body.push(data.subarray(0, take))
+          remaining -= take
+          data = data.subarray(take)
+          if (remaining > 0) return undefined
+          mode = 'chunk-end'
+          continue
+        }
+        case 'chunk-end':
+          if (data.length < 2) {
+            pending = data
+            return undefined
+          }
+          if (data[0] !== 13 || data[1] !== 10) throw new Error('malformed reply (bad chunk end)')
+          data = data.subarray(2)
+          mode = 'chunk-size'
+          continue
+        case 'trailer': {
+          // Trailer fields (rare), then the empty line that ends the message.
+          const end = data.length >= 2 && data[0] === 13 && data[1] === 10 ? 2 : data.indexOf('\r\n\r\n') + 4
+          if (end < 4 && end !== 2) {
+            if (data.length > maxHeadBytes) throw new Error('malformed reply (bad trailer)')
+            pending = data
+            return undefined
+          }
+          return { reply: reply(), keep: keep && end === data.length }
+        }
+      }
+    }
+  }
+
+  function readHead(head: string) {
+    const lines = head.split('\r\n')
+    const line = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0]!)
+    if (!line) throw new Error(`malformed reply (not HTTP): ${JSON.stringify(lines[0]!.slice(0, 100))}`)
+    status = Number(line[2])
+    // An interim reply (100 Continue, 103 Early Hints): the real one follows.
+    if (status < 200) return
+    let length: number | undefined
+    let chunked = false
+    let connection = ''
+    for (const field of lines.slice(1)) {
+      const colon = field.indexOf(':')
+      if (colon < 0) continue
+      const name = field.slice(0, colon).trim().toLowerCase()
+      const value = field.slice(colon + 1).trim().toLowerCase()
+      if (name === 'content-length') length = /^\d+$/.test(value) ? Number(value) : Number.NaN
+      else if (name === 'transfer-encoding') chunked = value.split(',').some((v) => v.trim() === 'chunked')
+      else if (name === 'connection') connection = value
+    }
+    if (length !== undefined && !Number.isSafeInteger(length)) throw new Error('malformed reply (bad content-length)')
+    if (status === 204 || status === 304) length = 0
+    keep = (line[1] === '1' ? connection !== 'close' : connection === 'keep-alive') && (chunked || length !== undefined)
+    if (chunked) mode = 'chunk-size'
+    else if (length !== undefined) {
+      mode = 'length'
+      remaining = length
+    } else mode = 'close'
+  }
+
+  return {
+    push,
+    /** The connection ended: the reply if it was one read until the end. */
+    end: () => (mode === 'close' ? { reply: reply(), keep: false } : undefined),
   }
 }
