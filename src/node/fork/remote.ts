@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { DevnetError } from '../../errors/base.js'
+import { createHttpClient } from './httpClient.js'
 
 /**
  * A JSON-RPC read that the forked chain's upstream could not answer: it
@@ -69,8 +70,13 @@ export function createRemote(options: RemoteOptions) {
   const maxBatch = options.maxBatch ?? 100
   const stats: RemoteStats = { http: 0, requests: 0, retries: 0 }
   // Kept-alive connections, a few at once (reads of concurrent requests go out in parallel).
-  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 8 })
-  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 8 })
+  const maxSockets = 8
+  // An invalid URL: every request fails with "invalid URL", named by its method.
+  const target = URL.canParse(url) ? new URL(url) : undefined
+  /** Plain http (a local upstream, the tests' and the bench's) through the lean client of httpClient.ts. */
+  const plainClient = target?.protocol === 'http:' ? createHttpClient(target, maxSockets) : undefined
+  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets })
+  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets })
   const inFlight = new Map<string, Queued>()
   let queue: Queued[] = []
   let scheduled = false
@@ -109,18 +115,15 @@ export function createRemote(options: RemoteOptions) {
   }
 
   /**
-   * One POST over a kept-alive connection. node:http rather than fetch:
-   * fetch (undici, web streams) cost several times the CPU per request, and
-   * a cold token transfer on a fork makes one request per cold slot.
+   * One POST over a kept-alive connection: httpClient.ts for plain http,
+   * node:https otherwise. Not fetch: fetch (undici, web streams) cost
+   * several times the CPU per request, and a cold token transfer on a fork
+   * makes one request per cold slot.
    */
   function send1(data: string): Promise<{ status: number; text: string }> {
+    if (plainClient) return plainClient.post(data, timeoutMs)
     return new Promise((resolve, reject) => {
-      let target: URL
-      try {
-        target = new URL(url)
-      } catch {
-        return reject(new Error('invalid URL'))
-      }
+      if (!target) return reject(new Error('invalid URL'))
       const secure = target.protocol === 'https:'
       const req = (secure ? httpsRequest : httpRequest)(
         target,
@@ -198,6 +201,7 @@ export function createRemote(options: RemoteOptions) {
     url,
     /** Closes the kept-alive connections (a closed fork's sockets must not keep the process alive). */
     close() {
+      plainClient?.close()
       httpAgent.destroy()
       httpsAgent.destroy()
     },
