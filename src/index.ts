@@ -4,6 +4,7 @@ import { type ConfigLayer, resolveLayers } from './config/layers.js'
 import { type ConfigInput, readConfigFile } from './config/load.js'
 import type { DevnetConfig } from './config/schema.js'
 import type { DevnetRequestFn } from './client/schema.js'
+import { beginForkHandshake } from './node/fork/handshake.js'
 import type { Node } from './node/node.js'
 import { type Responder, createStartupDispatcher } from './rpc/startupDispatcher.js'
 import { type StaticRoutes, createHttpApp, listen } from './server/http.js'
@@ -103,13 +104,20 @@ export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSo
   const config = await resolveConfig(options, { base: { port: 0 }, ...sources })
   // The socket opens first; requests wait for the node (src/rpc/startupDispatcher.ts), which is built after it.
   const ready = deferred<{ dispatcher: Responder; routes: StaticRoutes | undefined }>()
-  // A chain id the config alone decides: the dev chain's (a fixture, a geth genesis or a fork bring their own).
-  const chainId = config.fixture || config.genesis || config.fork ? undefined : config.chainId
+  // A fork's first upstream reads (chain id, fork block) travel while the engine loads (node/fork/handshake.ts).
+  const handshake = config.fork && !config.fixture ? beginForkHandshake(config.fork) : undefined
+  // A chain id the config alone decides: the dev chain's, or a fork's once its upstream (or cache, or --fork-chain-id) tells it.
+  // (A fixture or a geth genesis brings its own.)
+  const chainId = config.fixture || config.genesis ? undefined : handshake ? (config.fork!.chainId ?? handshake.chainId) : config.chainId
   const dispatcher = createStartupDispatcher(chainId, ready.promise.then((r) => r.dispatcher))
   const routes: StaticRoutes | undefined = config.ui
     ? (path, html) => ready.promise.then((r) => r.routes?.(path, html))
     : undefined
-  const server = await listen(createHttpApp(dispatcher, config, routes), config)
+  const server = await listen(createHttpApp(dispatcher, config, routes), config).catch((error: unknown) => {
+    // Its kept-alive sockets would hold the process open.
+    handshake?.remote.close()
+    throw error
+  })
   const held: [request: unknown, socket: Duplex, head: Buffer][] = []
   const hold = (request: unknown, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
@@ -118,14 +126,20 @@ export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSo
   server.server.on('upgrade', hold)
   try {
     const { serveDevnet } = await loadInSteps()
-    const served = await serveDevnet(config, server, () => {
-      server.server.off('upgrade', hold)
-      return held.splice(0)
-    })
+    const served = await serveDevnet(
+      config,
+      server,
+      () => {
+        server.server.off('upgrade', hold)
+        return held.splice(0)
+      },
+      handshake,
+    )
     ready.resolve(served)
     return served.started
   } catch (error) {
     ready.reject(error)
+    handshake?.remote.close()
     for (const [, socket] of held) socket.destroy()
     await server.close()
     throw error

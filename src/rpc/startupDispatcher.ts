@@ -9,8 +9,10 @@ export type Responder = Pick<Dispatcher, 'respond'>
  * built (startDevnet listens first, then loads the engine and builds the
  * genesis): every request waits for the node and gets the node's answer,
  * except the chain-identity calls a client polls a starting node with
- * (`eth_chainId`, `net_version`), which the config alone decides when the
- * chain is the config's own dev chain (`chainId` given). Those are answered
+ * (`eth_chainId`, `net_version`), once the chain id is known: from the
+ * config alone for the config's own dev chain (`chainId` a bigint); on a
+ * fork, when the fork's first upstream read (or its cache, or
+ * --fork-chain-id) has told it (`chainId` a promise). Those are answered
  * at once, byte for byte as the node answers them (methods/chain.ts;
  * test/rpc/startupDispatcher.test.ts), so a tool waiting for the node to come
  * up sees it as soon as the socket listens, and its next call waits.
@@ -21,8 +23,12 @@ export type Responder = Pick<Dispatcher, 'respond'>
  * `ready` rejects and waiting requests never settle: the server closing
  * ends their connections.
  */
-export function createStartupDispatcher(chainId: bigint | undefined, ready: Promise<Responder>): Responder {
-  const early: Record<string, string> = chainId === undefined ? {} : { eth_chainId: q(chainId), net_version: chainId.toString() }
+export function createStartupDispatcher(chainId: bigint | Promise<bigint> | undefined, ready: Promise<Responder>): Responder {
+  let early: Record<string, string> = {}
+  const known = (id: bigint) => (early = { eth_chainId: q(id), net_version: id.toString() })
+  if (typeof chainId === 'bigint') known(chainId)
+  // A chain id that cannot be learnt answers nothing early: the requests wait for the node, whose start then fails.
+  else chainId?.then(known, () => {})
   let settled: Responder | undefined
   const waiting = ready.then(
     (dispatcher) => (settled = dispatcher),

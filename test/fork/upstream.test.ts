@@ -18,6 +18,10 @@ let mode: Mode = 'ok'
 let failFirst = 0
 let httpRequests = 0
 let items: string[] = []
+/** While set, a request asking for a balance is answered only once it resolves. */
+let holdBalances: Promise<void> | undefined
+/** The methods of each HTTP request, in order. */
+let bodies: string[][] = []
 let recorded: { chainId: string; header: Record<string, unknown> }
 let server: Server
 let url: string
@@ -34,7 +38,7 @@ function answer(request: { id: unknown; method: string; params: unknown[] }) {
     case 'eth_blockNumber':
       return ok('0x0')
     case 'eth_getBlockByNumber':
-      return ok(request.params[0] === '0x0' ? recorded.header : null)
+      return ok(request.params[0] === '0x0' || request.params[0] === 'latest' ? recorded.header : null)
     case 'eth_getBalance':
       return ok('0xde0b6b3a7640000')
     case 'eth_getTransactionCount':
@@ -70,8 +74,14 @@ beforeAll(async () => {
       if (mode === '500') return void res.writeHead(502).end('bad gateway')
       if (mode === 'garbage') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>oops</html>')
       const parsed = JSON.parse(body)
-      const reply = Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply))
+      const list: { method: string }[] = Array.isArray(parsed) ? parsed : [parsed]
+      bodies.push(list.map((r) => r.method))
+      const reply = () => {
+        const out = Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out))
+      }
+      if (holdBalances && list.some((r) => r.method === 'eth_getBalance')) void holdBalances.then(reply)
+      else reply()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -89,6 +99,8 @@ beforeEach(() => {
   failFirst = 0
   httpRequests = 0
   items = []
+  bodies = []
+  holdBalances = undefined
 })
 
 describe('fork upstream client', () => {
@@ -136,6 +148,54 @@ describe('fork upstream client', () => {
     const error = await remote.request<never>('eth_chainId').catch((e: unknown) => e as ForkRemoteError)
     expect(error.shortMessage).toBe(`fork upstream ${url} failed eth_chainId: malformed reply (not JSON): "<html>oops</html>"`)
     expect(httpRequests).toBe(1)
+  })
+})
+
+describe('fork start', () => {
+  const post = (url: string, method: string) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) }).then(
+      (r) => r.json() as Promise<{ result?: unknown }>,
+    )
+
+  test('a cold start asks for the chain id and the fork block in one batch, and answers eth_chainId before its node is built', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-upstream-cold-'))
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const port = (probe.address() as AddressInfo).port
+    await new Promise((resolve) => probe.close(resolve))
+    let release!: () => void
+    holdBalances = new Promise<void>((resolve) => (release = resolve))
+    const starting = startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, port, fork: { url, blockNumber: 0, cacheDir: dir } })
+    try {
+      const local = `http://127.0.0.1:${port}`
+      // The node waits for its dev accounts' balances (held); the chain id is known from the first batch.
+      let chainId: unknown
+      for (let i = 0; i < 500 && chainId === undefined; i++)
+        chainId = await post(local, 'eth_chainId').then((r) => r.result, () => new Promise((r) => setTimeout(r, 10)))
+      expect(chainId).toBe(recorded.chainId)
+      expect(bodies[0]).toEqual(['eth_chainId', 'eth_getBlockByNumber'])
+      release()
+      expect((await post(local, 'eth_blockNumber')).result).toBe('0x0')
+      // Then the dev accounts and the system contracts the first block calls, in one batch: two requests in all.
+      expect(bodies.length).toBe(2)
+    } finally {
+      release()
+      await (await starting).close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('"latest" is one read: the head header names its number', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-upstream-latest-'))
+    const fork = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fork: { url, blockNumber: 'latest', cacheDir: dir } })
+    try {
+      expect(bodies[0]).toEqual(['eth_chainId', 'eth_getBlockByNumber'])
+      expect(items).not.toContain('eth_blockNumber')
+      expect(fork.node.fork!.blockHash).toBe(recorded.header.hash)
+    } finally {
+      await fork.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { type Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, unpadBytes } from '../../evm/engine.js'
 import type { ForkSource } from '../../evm/forkState.js'
 import { keccak256 } from '../../evm/engine.js'
+import { pinCacheFile } from './handshake.js'
 import { createPrefetch } from './prefetch.js'
 import type { Remote } from './remote.js'
 
@@ -37,7 +38,7 @@ export function createForkSource(args: {
 }) {
   const { remote, blockNumber } = args
   const pin = `0x${blockNumber.toString(16)}`
-  const file = args.cacheDir ? join(args.cacheDir, args.chainId.toString(), `${blockNumber}.json`) : undefined
+  const file = args.cacheDir ? pinCacheFile(args.cacheDir, args.chainId, blockNumber) : undefined
   const cache: CacheFile = load(file) ?? {
     version: 1,
     chainId: args.chainId.toString(),
@@ -144,6 +145,13 @@ export function createForkSource(args: {
     /** The upstream's block `number` (at or below the pin), without its transactions. */
     header: (number: bigint) =>
       read<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${number.toString(16)}`, false], (r) => r !== null),
+    /** Keeps an upstream answer read elsewhere (the handshake's header of the fork block) as `read` would have. */
+    seed(method: string, params: unknown[], result: unknown) {
+      const key = `${method}:${JSON.stringify(params)}`
+      if (key in cache.reads) return
+      cache.reads[key] = result
+      touch()
+    },
     save,
     /**
      * Everything read so far, keys sorted (reads resolve in whatever order
