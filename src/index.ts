@@ -4,7 +4,6 @@ import { type ConfigLayer, resolveLayers } from './config/layers.js'
 import { type ConfigInput, readConfigFile } from './config/load.js'
 import type { DevnetConfig } from './config/schema.js'
 import type { DevnetRequestFn } from './client/schema.js'
-import { beginForkHandshake } from './node/fork/handshake.js'
 import type { Node } from './node/node.js'
 import { type Responder, createStartupDispatcher } from './rpc/startupDispatcher.js'
 import { type StaticRoutes, createHttpApp, listen } from './server/http.js'
@@ -105,7 +104,8 @@ export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSo
   // The socket opens first; requests wait for the node (src/rpc/startupDispatcher.ts), which is built after it.
   const ready = deferred<{ dispatcher: Responder; routes: StaticRoutes | undefined }>()
   // A fork's first upstream reads (chain id, fork block) travel while the engine loads (node/fork/handshake.ts).
-  const handshake = config.fork && !config.fixture ? beginForkHandshake(config.fork) : undefined
+  // (Imported only then: it loads the upstream client, which a start without a fork does not need.)
+  const handshake = config.fork && !config.fixture ? (await import('./node/fork/handshake.js')).beginForkHandshake(config.fork) : undefined
   // A chain id the config alone decides: the dev chain's, or a fork's once its upstream (or cache, or --fork-chain-id) tells it.
   // (A fixture or a geth genesis brings its own.)
   const chainId = config.fixture || config.genesis ? undefined : handshake ? (config.fork!.chainId ?? handshake.chainId) : config.chainId

@@ -142,6 +142,14 @@ describe('fork upstream client', () => {
     expect(error.shortMessage).toBe(`fork upstream ${url} failed eth_chainId: HTTP 502 (after 3 attempts)`)
   })
 
+  test('error: an https upstream goes through TLS (node:https, loaded on first use): a plain HTTP server fails the handshake', async () => {
+    const remote = createRemote({ url: url.replace('http:', 'https:'), attempts: 1 })
+    const error = await remote.request<never>('eth_chainId').catch((e: unknown) => e as ForkRemoteError)
+    remote.close()
+    expect(error).toBeInstanceOf(ForkRemoteError)
+    expect(error.shortMessage).toMatch(/^fork upstream https:\/\/127\.0\.0\.1:\d+ failed eth_chainId: .*(SSL|TLS|EPROTO|wrong version)/i)
+  })
+
   test('error: a malformed reply is not retried', async () => {
     mode = 'garbage'
     const remote = createRemote({ url, backoffMs: 1 })

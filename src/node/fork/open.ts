@@ -103,16 +103,18 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[], rec
   // From a fixture, the config already holds the chain id the fork ran under.
   const chainId = recorded ? config.chainId : (options!.chainId ?? upstreamChainId)
   const common = createDevCommon(chainId, config.hardfork)
+  const sorted = [...accounts].sort((a, b) => (a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1))
+  // Read all the dev accounts at once (one JSON-RPC batch), not one round trip each in the loop below; with them
+  // the system contracts the chain's blocks call (EIP-4788, 2935, 7002, 7251), which the node reads next, as it
+  // builds its first pending block, one round trip each. Asked before the state is built, answered meanwhile.
+  const called = systemContracts.filter(({ name }) => common.isActivatedEIP(Number(/EIP-(\d+)/.exec(name)![1])))
+  const read = Promise.all([...sorted, ...called].map(({ address }) => cache.source.account(createAddressFromString(address))))
+  read.catch(() => {})
   // Before the state exists: it binds its reads when constructed.
   enableForkState()
   const state = createStateManager(common)
   await attachFork(state, cache.source)
-  const sorted = [...accounts].sort((a, b) => (a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1))
-  // Read all the dev accounts at once (one JSON-RPC batch), not one round trip each in the loop below; with them
-  // the system contracts the chain's blocks call (EIP-4788, 2935, 7002, 7251), which the node reads next, as it
-  // builds its first pending block, one round trip each.
-  const called = systemContracts.filter(({ name }) => common.isActivatedEIP(Number(/EIP-(\d+)/.exec(name)![1])))
-  await Promise.all([...sorted, ...called].map(({ address }) => cache.source.account(createAddressFromString(address))))
+  await read
   for (const { address } of sorted) {
     const at = createAddressFromString(address)
     const account = (await state.getAccount(at)) ?? new Account()

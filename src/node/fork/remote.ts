@@ -1,5 +1,4 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { DevnetError } from '../../errors/base.js'
 
 /**
@@ -70,7 +69,10 @@ export function createRemote(options: RemoteOptions) {
   const stats: RemoteStats = { http: 0, requests: 0, retries: 0 }
   // Kept-alive connections, a few at once (reads of concurrent requests go out in parallel).
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 8 })
-  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 8 })
+  // node:https (TLS) only for an https upstream: loading it costs a start ~10 ms of CPU, and a local upstream is http.
+  let https: Promise<{ agent: import('node:https').Agent; request: typeof import('node:https').request }> | undefined
+  const loadHttps = () =>
+    (https ??= import('node:https').then(({ Agent, request }) => ({ agent: new Agent({ keepAlive: true, maxSockets: 8 }), request })))
   const inFlight = new Map<string, Queued>()
   let queue: Queued[] = []
   let scheduled = false
@@ -113,20 +115,20 @@ export function createRemote(options: RemoteOptions) {
    * fetch (undici, web streams) cost several times the CPU per request, and
    * a cold token transfer on a fork makes one request per cold slot.
    */
-  function send1(data: string): Promise<{ status: number; text: string }> {
+  async function send1(data: string): Promise<{ status: number; text: string }> {
+    let target: URL
+    try {
+      target = new URL(url)
+    } catch {
+      throw new Error('invalid URL')
+    }
+    const tls = target.protocol === 'https:' ? await loadHttps() : undefined
     return new Promise((resolve, reject) => {
-      let target: URL
-      try {
-        target = new URL(url)
-      } catch {
-        return reject(new Error('invalid URL'))
-      }
-      const secure = target.protocol === 'https:'
-      const req = (secure ? httpsRequest : httpRequest)(
+      const req = (tls ? tls.request : httpRequest)(
         target,
         {
           method: 'POST',
-          agent: secure ? httpsAgent : httpAgent,
+          agent: tls ? tls.agent : httpAgent,
           headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
         },
         (res) => {
@@ -199,7 +201,7 @@ export function createRemote(options: RemoteOptions) {
     /** Closes the kept-alive connections (a closed fork's sockets must not keep the process alive). */
     close() {
       httpAgent.destroy()
-      httpsAgent.destroy()
+      void https?.then(({ agent }) => agent.destroy())
     },
     /** The URL as shown in messages (credentials and query removed). */
     upstream,
