@@ -25,10 +25,12 @@ export type Responder = Pick<Dispatcher, 'respond'>
  */
 export function createStartupDispatcher(chainId: bigint | Promise<bigint> | undefined, ready: Promise<Responder>): Responder {
   let early: Record<string, string> = {}
-  const known = (id: bigint) => (early = { eth_chainId: q(id), net_version: id.toString() })
+  const known = (id: bigint) => {
+    early = { eth_chainId: q(id), net_version: id.toString() }
+  }
   if (typeof chainId === 'bigint') known(chainId)
-  // A chain id that cannot be learnt answers nothing early: the requests wait for the node, whose start then fails.
-  else chainId?.then(known, () => {})
+  // Settles when the chain id is learnt; never when it cannot be (the requests then wait for the node, whose start fails).
+  const learnt = typeof chainId === 'object' ? chainId.then(known, () => new Promise<never>(() => {})) : undefined
   let settled: Responder | undefined
   const waiting = ready.then(
     (dispatcher) => (settled = dispatcher),
@@ -37,15 +39,20 @@ export function createStartupDispatcher(chainId: bigint | Promise<bigint> | unde
   return {
     respond(payload) {
       if (settled) return settled.respond(payload)
+      const answer = (result: string) => JSON.stringify({ jsonrpc: '2.0', id: (payload as { id: string | number | null }).id, result })
       const result = earlyResult(payload, early)
-      if (result !== undefined) {
-        const { id } = payload as { id: string | number | null }
-        return Promise.resolve(JSON.stringify({ jsonrpc: '2.0', id, result }))
-      }
-      return waiting.then((dispatcher) => dispatcher.respond(payload))
+      if (result !== undefined) return Promise.resolve(answer(result))
+      const node = waiting.then((dispatcher) => dispatcher.respond(payload))
+      // Asked before the chain id is learnt: answered when it is, or by the node if that comes first.
+      if (learnt && earlyResult(payload, identity) !== undefined)
+        return Promise.race([learnt.then(() => answer(earlyResult(payload, early)!)), node])
+      return node
     },
   }
 }
+
+/** The requests answered early, whatever the answer. */
+const identity: Record<string, string> = { eth_chainId: '', net_version: '' }
 
 function earlyResult(payload: unknown, early: Record<string, string>): string | undefined {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined

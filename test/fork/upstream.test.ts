@@ -1,10 +1,11 @@
 import { type Server, createServer } from 'node:http'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { createDevnet, loadConfig, startDevnet } from '../../src/index.js'
+import { accountLine, appendCacheLog, readCacheLog, readLine } from '../../src/node/fork/cacheLog.js'
 import { ForkRemoteError, createRemote } from '../../src/node/fork/remote.js'
 
 /*
@@ -202,6 +203,93 @@ describe('fork start', () => {
       expect(fork.node.fork!.blockHash).toBe(recorded.header.hash)
     } finally {
       await fork.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('fork disk cache', () => {
+  const rpc = async (url: string, method: string, params: unknown[]) => {
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+    return ((await response.json()) as { result: unknown }).result
+  }
+  const start = (dir: string) => startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fork: { url, blockNumber: 0, cacheDir: dir } })
+
+  test('an append-only log: a restart reads it without a remote call, new reads are appended, a torn last line is skipped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-cache-log-'))
+    const file = join(dir, String(BigInt(recorded.chainId)), '0.log')
+    try {
+      let fork = await start(dir)
+      await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000000b1', 'latest'])
+      await fork.close()
+      const first = readFileSync(file, 'utf8')
+      expect(first.split('\n')[0]).toBe(`devnet fork cache\t2\t${BigInt(recorded.chainId)}\t0`)
+      expect(first).toContain('a\t0x00000000000000000000000000000000000000b1\t0x3\t0xde0b6b3a7640000\t0x\n')
+      // A torn last line (a process killed while appending) is skipped.
+      appendFileSync(file, 'a\t0x00000000000000000000000000000000000000b2\t0x9')
+      httpRequests = 0
+      fork = await start(dir)
+      expect(await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000000b1', 'latest'])).toBe('0xde0b6b3a7640000')
+      expect(httpRequests).toBe(0)
+      expect(await rpc(fork.url, 'eth_getTransactionCount', ['0x00000000000000000000000000000000000000b2', 'latest'])).toBe('0x3')
+      expect(httpRequests).toBe(1)
+      await fork.close()
+      const second = readFileSync(file, 'utf8')
+      // Appended, not rewritten.
+      expect(second.startsWith(first)).toBe(true)
+      expect(second.slice(first.length)).toMatch(/^a\t0x00000000000000000000000000000000000000b2\t0x9\na\t0x00000000000000000000000000000000000000b2\t0x3\t/)
+      // And read back: the torn line stays skipped, the entry after it is whole.
+      httpRequests = 0
+      fork = await start(dir)
+      expect(await rpc(fork.url, 'eth_getTransactionCount', ['0x00000000000000000000000000000000000000b2', 'latest'])).toBe('0x3')
+      expect(httpRequests).toBe(0)
+      await fork.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a log with text beyond ASCII reads back as written', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-cache-utf8-'))
+    try {
+      const file = join(dir, '1', '5.log')
+      appendCacheLog(file, 1n, 5n, [readLine('eth_getLogs:[{"note":"ü"}]', [{ data: '0x', note: 'naïve ✓' }]), accountLine('0x01', null)], true)
+      const loaded = readCacheLog(file, 1n, 5n)!
+      expect(JSON.parse(loaded.rawReads.get('eth_getLogs:[{"note":"ü"}]')!)).toEqual([{ data: '0x', note: 'naïve ✓' }])
+      expect(loaded.accounts).toEqual({ '0x01': null })
+      expect(loaded.torn).toBe(false)
+      // Another pin's file is not this one's.
+      expect(readCacheLog(file, 1n, 6n)).toBeUndefined()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a version 1 cache (one JSON document) is still read, and written out as a log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-cache-v1-'))
+    const folder = join(dir, String(BigInt(recorded.chainId)))
+    try {
+      mkdirSync(folder, { recursive: true })
+      mkdirSync(join(dir, 'urls'), { recursive: true })
+      const v1 = {
+        version: 1,
+        chainId: String(BigInt(recorded.chainId)),
+        blockNumber: '0',
+        accounts: { '0x00000000000000000000000000000000000000c1': ['0x7', '0x64', '0x'] },
+        storage: {},
+        reads: { 'eth_getBlockByNumber:["0x0",false]': recorded.header },
+      }
+      writeFileSync(join(folder, '0.json'), JSON.stringify(v1))
+      // The URL's chain id too (the cache of an earlier start): a warm start asks nothing.
+      const fork = await start(dir)
+      const requestsAtStart = httpRequests
+      expect(await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000000c1', 'latest'])).toBe('0x64')
+      expect(httpRequests).toBe(requestsAtStart)
+      await fork.close()
+      const log = readFileSync(join(folder, '0.log'), 'utf8')
+      expect(log).toContain('a\t0x00000000000000000000000000000000000000c1\t0x7\t0x64\t0x\n')
+      expect(log).toContain(`r\teth_getBlockByNumber:["0x0",false]\t${JSON.stringify(recorded.header)}\n`)
+    } finally {
       rmSync(dir, { recursive: true, force: true })
     }
   })

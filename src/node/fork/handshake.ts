@@ -30,8 +30,10 @@ export type ForkHandshake = {
 /** Where fork reads are cached when the config does not say. */
 export const defaultForkCacheDir = () => join(homedir(), '.devnet', 'fork-cache')
 
-/** The pin's cache file (source.ts writes it). */
-export const pinCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.json`)
+/** The pin's cache file (source.ts writes it, cacheLog.ts says how). */
+export const pinCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.log`)
+/** Where version 1 kept it (one JSON document), still read. */
+export const legacyCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.json`)
 
 export function beginForkHandshake(options: ForkConfig): ForkHandshake {
   const remote = createRemote({ url: options.url, offline: options.offline })
@@ -57,7 +59,7 @@ export function beginForkHandshake(options: ForkConfig): ForkHandshake {
       if (!header || typeof header.number !== 'string') throw new InvalidInputError(`the latest block of ${remote.upstream} has no number`)
       return { blockNumber: BigInt(header.number), header }
     })
-  else if (known !== undefined && existsSync(pinCacheFile(cacheDir, known, numbered)))
+  else if (known !== undefined && (existsSync(pinCacheFile(cacheDir, known, numbered)) || existsSync(legacyCacheFile(cacheDir, known, numbered))))
     // Warm: the header is in the pin's cache file.
     pin = Promise.resolve({ blockNumber: numbered })
   else
