@@ -75,7 +75,7 @@ export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSo
 export async function serveListening(listening: Listening): Promise<StartedDevnet> {
   try {
     const { serveDevnet } = await loadInSteps()
-    const served = await serveDevnet(listening.config, listening.server, listening.takeHeldUpgrades)
+    const served = await serveDevnet(listening.config, listening.server, listening.takeHeldUpgrades, listening.handshake)
     listening.serve(served)
     return served.started
   } catch (error) {

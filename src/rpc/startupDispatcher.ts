@@ -9,8 +9,10 @@ export type Responder = Pick<Dispatcher, 'respond'>
  * built (startDevnet listens first, then loads the engine and builds the
  * genesis): every request waits for the node and gets the node's answer,
  * except the chain-identity calls a client polls a starting node with
- * (`eth_chainId`, `net_version`), which the config alone decides when the
- * chain is the config's own dev chain (`chainId` given). Those are answered
+ * (`eth_chainId`, `net_version`), once the chain id is known: from the
+ * config alone for the config's own dev chain (`chainId` a bigint); on a
+ * fork, when the fork's first upstream read (or its cache, or
+ * --fork-chain-id) has told it (`chainId` a promise). Those are answered
  * at once, byte for byte as the node answers them (methods/chain.ts;
  * test/rpc/startupDispatcher.test.ts), so a tool waiting for the node to come
  * up sees it as soon as the socket listens, and its next call waits.
@@ -21,8 +23,14 @@ export type Responder = Pick<Dispatcher, 'respond'>
  * `ready` rejects and waiting requests never settle: the server closing
  * ends their connections.
  */
-export function createStartupDispatcher(chainId: bigint | undefined, ready: Promise<Responder>): Responder {
-  const early: Record<string, string> = chainId === undefined ? {} : { eth_chainId: q(chainId), net_version: chainId.toString() }
+export function createStartupDispatcher(chainId: bigint | Promise<bigint> | undefined, ready: Promise<Responder>): Responder {
+  let early: Record<string, string> = {}
+  const known = (id: bigint) => {
+    early = { eth_chainId: q(id), net_version: id.toString() }
+  }
+  if (typeof chainId === 'bigint') known(chainId)
+  // Settles when the chain id is learnt; never when it cannot be (the requests then wait for the node, whose start fails).
+  const learnt = typeof chainId === 'object' ? chainId.then(known, () => new Promise<never>(() => {})) : undefined
   let settled: Responder | undefined
   const waiting = ready.then(
     (dispatcher) => (settled = dispatcher),
@@ -31,15 +39,20 @@ export function createStartupDispatcher(chainId: bigint | undefined, ready: Prom
   return {
     respond(payload) {
       if (settled) return settled.respond(payload)
+      const answer = (result: string) => JSON.stringify({ jsonrpc: '2.0', id: (payload as { id: string | number | null }).id, result })
       const result = earlyResult(payload, early)
-      if (result !== undefined) {
-        const { id } = payload as { id: string | number | null }
-        return Promise.resolve(JSON.stringify({ jsonrpc: '2.0', id, result }))
-      }
-      return waiting.then((dispatcher) => dispatcher.respond(payload))
+      if (result !== undefined) return Promise.resolve(answer(result))
+      const node = waiting.then((dispatcher) => dispatcher.respond(payload))
+      // Asked before the chain id is learnt: answered when it is, or by the node if that comes first.
+      if (learnt && earlyResult(payload, identity) !== undefined)
+        return Promise.race([learnt.then(() => answer(earlyResult(payload, early)!)), node])
+      return node
     },
   }
 }
+
+/** The requests answered early, whatever the answer. */
+const identity: Record<string, string> = { eth_chainId: '', net_version: '' }
 
 function earlyResult(payload: unknown, early: Record<string, string>): string | undefined {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined

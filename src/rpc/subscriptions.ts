@@ -18,6 +18,24 @@ const query = (value: unknown): LogQuery => {
   return { addresses: f.addresses, topics: f.topics }
 }
 
+/**
+ * The blocks a `logs` subscription reports, as geth's filter system decides:
+ * a numeric `fromBlock`/`toBlock` bounds the new blocks' numbers (inclusive),
+ * a tag leaves its side open, and `blockHash` is not a range. A subscription
+ * never reports logs of blocks sealed before it (geth, reth and Anvil do
+ * not either: eth_getLogs reads those, on a fork the upstream's too), so a
+ * range that ends below the head, such as one below a fork's pin, reports
+ * nothing. From above to is refused as geth refuses it.
+ */
+function blockRange(value: unknown): (n: bigint) => boolean {
+  const f = logFilter(value)
+  const end = (id: typeof f.from) => (id === undefined ? undefined : 'number' in id ? id.number : 'tag' in id && id.tag === 'earliest' ? 0n : undefined)
+  const from = end(f.from)
+  const to = end(f.to)
+  if (from !== undefined && to !== undefined && from > to) throw new InvalidInputError('invalid from and to block combination')
+  return (n) => (from === undefined || n >= from) && (to === undefined || n <= to)
+}
+
 /** A block header as newHeads sends it: the block without transactions, uncles or size. */
 function header(block: Parameters<typeof formatBlock>[0]) {
   const out = formatBlock(block, false)
@@ -65,11 +83,13 @@ export function createSubscriptions(nodeOf: Node | (() => Node), send: (message:
         return events.on('newHead', (block) => emit(id, header(block)))
       case 'logs': {
         const q = query(options)
+        const inRange = blockRange(options)
         const offRemoved = events.on('removedBlocks', (blocks) => {
           for (const block of blocks)
-            for (const log of logsOf(block)) if (logMatches(q, log)) emit(id, formatIndexedLog(log, true))
+            if (inRange(block.number)) for (const log of logsOf(block)) if (logMatches(q, log)) emit(id, formatIndexedLog(log, true))
         })
         const offHead = events.on('newHead', (block) => {
+          if (!inRange(block.number)) return
           for (const log of node.chain.logs.ofBlock(block.number)) if (logMatches(q, log)) emit(id, formatIndexedLog(log))
         })
         return () => {

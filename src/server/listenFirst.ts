@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream'
 import type { DevnetConfig } from '../config/schema.js'
+import type { ForkHandshake } from '../node/fork/handshake.js'
 import { type Responder, createStartupDispatcher } from '../rpc/startupDispatcher.js'
 import { type StaticRoutes, createHttpApp, listen } from './http.js'
 
@@ -13,6 +14,8 @@ export type Served = { dispatcher: Responder; routes: StaticRoutes | undefined }
 export type Listening = {
   config: DevnetConfig
   server: Awaited<ReturnType<typeof listen>>
+  /** A fork's first upstream reads (chain id, fork block), on their way while the engine loads. */
+  handshake: ForkHandshake | undefined
   /** The upgrades held so far; from now on node:http's own listeners (the node's) take them. */
   takeHeldUpgrades(): HeldUpgrade[]
   /** The node is built: waiting requests and later ones get its answers. */
@@ -35,11 +38,19 @@ export type Listening = {
 export async function listenFirst(config: DevnetConfig): Promise<Listening> {
   let settle!: { resolve: (served: Served) => void; reject: (error: unknown) => void }
   const ready = new Promise<Served>((resolve, reject) => (settle = { resolve, reject }))
-  // A chain id the config alone decides: the dev chain's (a fixture, a geth genesis or a fork bring their own).
-  const chainId = config.fixture || config.genesis || config.fork ? undefined : config.chainId
+  // A fork's first upstream reads (chain id, fork block) travel while the engine loads (node/fork/handshake.ts).
+  // (Imported only then: it loads the upstream client, which a start without a fork does not need.)
+  const handshake = config.fork && !config.fixture ? (await import('../node/fork/handshake.js')).beginForkHandshake(config.fork) : undefined
+  // A chain id the config alone decides: the dev chain's, or a fork's once its upstream (or cache, or --fork-chain-id) tells it.
+  // (A fixture or a geth genesis brings its own.)
+  const chainId = config.fixture || config.genesis ? undefined : handshake ? (config.fork!.chainId ?? handshake.chainId) : config.chainId
   const dispatcher = createStartupDispatcher(chainId, ready.then((r) => r.dispatcher))
   const routes: StaticRoutes | undefined = config.ui ? (path, html) => ready.then((r) => r.routes?.(path, html)) : undefined
-  const server = await listen(createHttpApp(dispatcher, config, routes), config)
+  const server = await listen(createHttpApp(dispatcher, config, routes), config).catch((error: unknown) => {
+    // Its kept-alive sockets would hold the process open.
+    handshake?.remote.close()
+    throw error
+  })
   const held: HeldUpgrade[] = []
   const hold = (request: unknown, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
@@ -49,6 +60,7 @@ export async function listenFirst(config: DevnetConfig): Promise<Listening> {
   return {
     config,
     server,
+    handshake,
     takeHeldUpgrades() {
       server.server.off('upgrade', hold)
       return held.splice(0)
@@ -56,6 +68,7 @@ export async function listenFirst(config: DevnetConfig): Promise<Listening> {
     serve: (served) => settle.resolve(served),
     async fail(error) {
       settle.reject(error)
+      handshake?.remote.close()
       for (const [, socket] of held) socket.destroy()
       await server.close()
     },

@@ -200,6 +200,35 @@ describe('fork: local blocks', () => {
     expect(numbers(await forkCall('eth_getFilterLogs', [acrossId]))).toEqual([pin, pin + 2n, sealed.number])
   })
 
+  test('logs subscriptions with a range below or across the pin: new local logs within it, nothing from before (as geth)', async () => {
+    const token = remote.token.address
+    const ws = await connect(fork.wsUrl)
+    try {
+      const head = BigInt(await forkCall('eth_blockNumber'))
+      const across = await ws.call('eth_subscribe', ['logs', { address: token, fromBlock: hex(pin - 10n) }])
+      const below = await ws.call('eth_subscribe', ['logs', { address: token, fromBlock: '0x0', toBlock: hex(pin - 1n) }])
+      const firstOnly = await ws.call('eth_subscribe', ['logs', { address: token, fromBlock: 'earliest', toBlock: hex(head + 1n) }])
+      expect((await ws.request('eth_subscribe', ['logs', { fromBlock: hex(pin), toBlock: hex(pin - 1n) }])).error).toEqual({
+        code: -32000,
+        message: 'invalid from and to block combination',
+      })
+      // Subscribed last: once its header of the second block is in, the others' notifications of it are too.
+      const heads = await ws.call('eth_subscribe', ['newHeads'])
+      for (const to of ['0x100000000000000000000000000000000000000a', '0x100000000000000000000000000000000000000b'] as const) {
+        await send(fork, 0, { to: token, data: transfer(to, 1n) })
+        await fork.seal()
+      }
+      for (let i = 0; i < 500 && ws.received(heads).length < 2; i++) await new Promise((r) => setTimeout(r, 10))
+      const numbers = (id: string) => (ws.received(id) as { blockNumber: Hex }[]).map((l) => BigInt(l.blockNumber))
+      // No upstream backfill: only the blocks sealed since, which are local.
+      expect(numbers(across)).toEqual([head + 1n, head + 2n])
+      expect(numbers(below)).toEqual([])
+      expect(numbers(firstOnly)).toEqual([head + 1n])
+    } finally {
+      ws.socket.close()
+    }
+  })
+
   test('BLOCKHASH reaches below the fork block', async () => {
     const n = pin - 2n
     // Init code: return blockhash(n).

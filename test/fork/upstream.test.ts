@@ -1,10 +1,11 @@
 import { type Server, createServer } from 'node:http'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { createDevnet, loadConfig, startDevnet } from '../../src/index.js'
+import { accountLine, appendCacheLog, readCacheLog, readLine } from '../../src/node/fork/cacheLog.js'
 import { ForkRemoteError, createRemote } from '../../src/node/fork/remote.js'
 
 /*
@@ -18,6 +19,10 @@ let mode: Mode = 'ok'
 let failFirst = 0
 let httpRequests = 0
 let items: string[] = []
+/** While set, a request asking for a balance is answered only once it resolves. */
+let holdBalances: Promise<void> | undefined
+/** The methods of each HTTP request, in order. */
+let bodies: string[][] = []
 let recorded: { chainId: string; header: Record<string, unknown> }
 let server: Server
 let url: string
@@ -34,7 +39,7 @@ function answer(request: { id: unknown; method: string; params: unknown[] }) {
     case 'eth_blockNumber':
       return ok('0x0')
     case 'eth_getBlockByNumber':
-      return ok(request.params[0] === '0x0' ? recorded.header : null)
+      return ok(request.params[0] === '0x0' || request.params[0] === 'latest' ? recorded.header : null)
     case 'eth_getBalance':
       return ok('0xde0b6b3a7640000')
     case 'eth_getTransactionCount':
@@ -70,8 +75,14 @@ beforeAll(async () => {
       if (mode === '500') return void res.writeHead(502).end('bad gateway')
       if (mode === 'garbage') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>oops</html>')
       const parsed = JSON.parse(body)
-      const reply = Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply))
+      const list: { method: string }[] = Array.isArray(parsed) ? parsed : [parsed]
+      bodies.push(list.map((r) => r.method))
+      const reply = () => {
+        const out = Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out))
+      }
+      if (holdBalances && list.some((r) => r.method === 'eth_getBalance')) void holdBalances.then(reply)
+      else reply()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -89,6 +100,8 @@ beforeEach(() => {
   failFirst = 0
   httpRequests = 0
   items = []
+  bodies = []
+  holdBalances = undefined
 })
 
 describe('fork upstream client', () => {
@@ -130,12 +143,155 @@ describe('fork upstream client', () => {
     expect(error.shortMessage).toBe(`fork upstream ${url} failed eth_chainId: HTTP 502 (after 3 attempts)`)
   })
 
+  test('error: an https upstream goes through TLS (node:https, loaded on first use): a plain HTTP server fails the handshake', async () => {
+    const remote = createRemote({ url: url.replace('http:', 'https:'), attempts: 1 })
+    const error = await remote.request<never>('eth_chainId').catch((e: unknown) => e as ForkRemoteError)
+    remote.close()
+    expect(error).toBeInstanceOf(ForkRemoteError)
+    expect(error.shortMessage).toMatch(/^fork upstream https:\/\/127\.0\.0\.1:\d+ failed eth_chainId: .*(SSL|TLS|EPROTO|wrong version)/i)
+  })
+
   test('error: a malformed reply is not retried', async () => {
     mode = 'garbage'
     const remote = createRemote({ url, backoffMs: 1 })
     const error = await remote.request<never>('eth_chainId').catch((e: unknown) => e as ForkRemoteError)
     expect(error.shortMessage).toBe(`fork upstream ${url} failed eth_chainId: malformed reply (not JSON): "<html>oops</html>"`)
     expect(httpRequests).toBe(1)
+  })
+})
+
+describe('fork start', () => {
+  const post = (url: string, method: string) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) }).then(
+      (r) => r.json() as Promise<{ result?: unknown }>,
+    )
+
+  test('a cold start asks for the chain id and the fork block in one batch, and answers eth_chainId before its node is built', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-upstream-cold-'))
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const port = (probe.address() as AddressInfo).port
+    await new Promise((resolve) => probe.close(resolve))
+    let release!: () => void
+    holdBalances = new Promise<void>((resolve) => (release = resolve))
+    const starting = startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, port, fork: { url, blockNumber: 0, cacheDir: dir } })
+    try {
+      const local = `http://127.0.0.1:${port}`
+      // The node waits for its dev accounts' balances (held); the chain id is known from the first batch.
+      let chainId: unknown
+      for (let i = 0; i < 500 && chainId === undefined; i++)
+        chainId = await post(local, 'eth_chainId').then((r) => r.result, () => new Promise((r) => setTimeout(r, 10)))
+      expect(chainId).toBe(recorded.chainId)
+      expect(bodies[0]).toEqual(['eth_chainId', 'eth_getBlockByNumber'])
+      release()
+      expect((await post(local, 'eth_blockNumber')).result).toBe('0x0')
+      // Then the dev accounts and the system contracts the first block calls, in one batch: two requests in all.
+      expect(bodies.length).toBe(2)
+    } finally {
+      release()
+      await (await starting).close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('"latest" is one read: the head header names its number', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-upstream-latest-'))
+    const fork = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fork: { url, blockNumber: 'latest', cacheDir: dir } })
+    try {
+      expect(bodies[0]).toEqual(['eth_chainId', 'eth_getBlockByNumber'])
+      expect(items).not.toContain('eth_blockNumber')
+      expect(fork.node.fork!.blockHash).toBe(recorded.header.hash)
+    } finally {
+      await fork.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('fork disk cache', () => {
+  const rpc = async (url: string, method: string, params: unknown[]) => {
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+    return ((await response.json()) as { result: unknown }).result
+  }
+  const start = (dir: string) => startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fork: { url, blockNumber: 0, cacheDir: dir } })
+
+  test('an append-only log: a restart reads it without a remote call, new reads are appended, a torn last line is skipped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-cache-log-'))
+    const file = join(dir, String(BigInt(recorded.chainId)), '0.log')
+    try {
+      let fork = await start(dir)
+      await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000000b1', 'latest'])
+      await fork.close()
+      const first = readFileSync(file, 'utf8')
+      expect(first.split('\n')[0]).toBe(`devnet fork cache\t2\t${BigInt(recorded.chainId)}\t0`)
+      expect(first).toContain('a\t0x00000000000000000000000000000000000000b1\t0x3\t0xde0b6b3a7640000\t0x\n')
+      // A torn last line (a process killed while appending) is skipped.
+      appendFileSync(file, 'a\t0x00000000000000000000000000000000000000b2\t0x9')
+      httpRequests = 0
+      fork = await start(dir)
+      expect(await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000000b1', 'latest'])).toBe('0xde0b6b3a7640000')
+      expect(httpRequests).toBe(0)
+      expect(await rpc(fork.url, 'eth_getTransactionCount', ['0x00000000000000000000000000000000000000b2', 'latest'])).toBe('0x3')
+      expect(httpRequests).toBe(1)
+      await fork.close()
+      const second = readFileSync(file, 'utf8')
+      // Appended, not rewritten.
+      expect(second.startsWith(first)).toBe(true)
+      expect(second.slice(first.length)).toMatch(/^a\t0x00000000000000000000000000000000000000b2\t0x9\na\t0x00000000000000000000000000000000000000b2\t0x3\t/)
+      // And read back: the torn line stays skipped, the entry after it is whole.
+      httpRequests = 0
+      fork = await start(dir)
+      expect(await rpc(fork.url, 'eth_getTransactionCount', ['0x00000000000000000000000000000000000000b2', 'latest'])).toBe('0x3')
+      expect(httpRequests).toBe(0)
+      await fork.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a log with text beyond ASCII reads back as written', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-cache-utf8-'))
+    try {
+      const file = join(dir, '1', '5.log')
+      appendCacheLog(file, 1n, 5n, [readLine('eth_getLogs:[{"note":"ü"}]', [{ data: '0x', note: 'naïve ✓' }]), accountLine('0x01', null)], true)
+      const loaded = readCacheLog(file, 1n, 5n)!
+      expect(JSON.parse(loaded.rawReads.get('eth_getLogs:[{"note":"ü"}]')!)).toEqual([{ data: '0x', note: 'naïve ✓' }])
+      expect(loaded.accounts).toEqual({ '0x01': null })
+      expect(loaded.torn).toBe(false)
+      // Another pin's file is not this one's.
+      expect(readCacheLog(file, 1n, 6n)).toBeUndefined()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a version 1 cache (one JSON document) is still read, and written out as a log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-cache-v1-'))
+    const folder = join(dir, String(BigInt(recorded.chainId)))
+    try {
+      mkdirSync(folder, { recursive: true })
+      mkdirSync(join(dir, 'urls'), { recursive: true })
+      const v1 = {
+        version: 1,
+        chainId: String(BigInt(recorded.chainId)),
+        blockNumber: '0',
+        accounts: { '0x00000000000000000000000000000000000000c1': ['0x7', '0x64', '0x'] },
+        storage: {},
+        reads: { 'eth_getBlockByNumber:["0x0",false]': recorded.header },
+      }
+      writeFileSync(join(folder, '0.json'), JSON.stringify(v1))
+      // The URL's chain id too (the cache of an earlier start): a warm start asks nothing.
+      const fork = await start(dir)
+      const requestsAtStart = httpRequests
+      expect(await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000000c1', 'latest'])).toBe('0x64')
+      expect(httpRequests).toBe(requestsAtStart)
+      await fork.close()
+      const log = readFileSync(join(folder, '0.log'), 'utf8')
+      expect(log).toContain('a\t0x00000000000000000000000000000000000000c1\t0x7\t0x64\t0x\n')
+      expect(log).toContain(`r\teth_getBlockByNumber:["0x0",false]\t${JSON.stringify(recorded.header)}\n`)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -21,7 +21,7 @@ async function settled(promise: Promise<unknown>) {
   return done
 }
 
-function gate(id: bigint | undefined) {
+function gate(id: bigint | Promise<bigint> | undefined) {
   let open!: (responder: Responder) => void
   let fail!: (error: Error) => void
   const ready = new Promise<Responder>((resolve, reject) => {
@@ -66,6 +66,25 @@ describe('startup dispatcher', () => {
     expect(await settled(answer)).toBe(false)
     open(node)
     expect(await answer).toBe('{"jsonrpc":"2.0","id":7,"result":"0x2105"}')
+  })
+
+  test('a chain id learnt while starting (from a fork upstream or its cache): answered early from then on', async () => {
+    let learn!: (id: bigint) => void
+    const { dispatcher, open } = gate(new Promise<bigint>((resolve) => (learn = resolve)))
+    const before = dispatcher.respond(request('eth_chainId'))
+    expect(await settled(before)).toBe(false)
+    learn(chainId)
+    // The one asked before the chain id was known is answered when it is, not when the node is.
+    expect(await before).toBe('{"jsonrpc":"2.0","id":7,"result":"0x2105"}')
+    expect(await dispatcher.respond(request('net_version'))).toBe(await node.respond(request('net_version')))
+    expect(await settled(dispatcher.respond(request('eth_blockNumber')))).toBe(false)
+    open(node)
+  })
+
+  test('a chain id that cannot be learnt answers nothing early', async () => {
+    const { dispatcher } = gate(Promise.reject(new Error('upstream down')))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(await settled(dispatcher.respond(request('eth_chainId')))).toBe(false)
   })
 
   test('when the node cannot be built, waiting requests never get an answer (the server closes instead)', async () => {

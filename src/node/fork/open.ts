@@ -1,16 +1,13 @@
-import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { join } from 'node:path'
 import { type Block, createBlock, createBlockHeaderFromRPC } from '../../evm/engine.js'
 import { Account, createAddressFromString, hexToBytes } from '../../evm/engine.js'
 import { ConfigError } from '../../config/load.js'
 import type { DevnetConfig } from '../../config/schema.js'
 import { createDevCommon } from '../../evm/engine.js'
 import { attachFork, enableForkState } from '../../evm/engine.js'
-import { createStateManager } from '../../evm/engine.js'
+import { createStateManager, systemContracts } from '../../evm/engine.js'
 import type { DevAccount } from '../accounts.js'
 import { InvalidInputError } from '../errors.js'
+import { type ForkHandshake, beginForkHandshake } from './handshake.js'
 import { type Remote, createRemote } from './remote.js'
 import { type ForkCache, type ForkReads, createForkSource } from './source.js'
 
@@ -38,9 +35,6 @@ export type Fork = {
   cache: ForkCache
 }
 
-/** Where fork reads are cached when the config does not say. */
-export const defaultForkCacheDir = () => join(homedir(), '.devnet', 'fork-cache')
-
 /**
  * Opens a fork of `config.fork.url` at its block: resolves the chain id and
  * the block (from the disk cache when this URL and pin were seen before, so a
@@ -50,7 +44,7 @@ export const defaultForkCacheDir = () => join(homedir(), '.devnet', 'fork-cache'
  * accounts keep their upstream nonce and code and get the configured balance,
  * as on Anvil.
  */
-export async function openFork(config: DevnetConfig, accounts: DevAccount[], recorded?: RecordedFork) {
+export async function openFork(config: DevnetConfig, accounts: DevAccount[], recorded?: RecordedFork, begun?: ForkHandshake) {
   const options = config.fork
   if (!options && !recorded) throw new InvalidInputError('no fork configured')
   // A fixture of a fork holds that pin's reads and the blocks above it: another pin cannot be honoured, and ignoring it would be silent.
@@ -60,18 +54,19 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[], rec
     )
   // A recorded fork (a fixture of one) reads its recorded answers; the upstream, when a URL is given, only for what they lack.
   const url = options?.url ?? ''
-  const offline = recorded ? !options || options.offline : options!.offline
-  const cacheDir = recorded ? options?.cacheDir : (options!.cacheDir ?? defaultForkCacheDir())
-  const remote = createRemote({
-    url,
-    offline,
-    upstream: recorded && !options ? recorded.upstream : undefined,
-    offlineReason:
-      recorded && !options ? 'offline: this fork was loaded from a fixture, which did not record this read (start with --fork-url to read it)' : undefined,
-  })
+  let remote: Remote
   let upstreamChainId: bigint
   let blockNumber: bigint
+  let header: Record<string, unknown> | null
+  let cache: ForkCache
   if (recorded) {
+    const offline = !options || options.offline
+    remote = createRemote({
+      url,
+      offline,
+      upstream: options ? undefined : recorded.upstream,
+      offlineReason: options ? undefined : 'offline: this fork was loaded from a fixture, which did not record this read (start with --fork-url to read it)',
+    })
     upstreamChainId = recorded.chainId
     blockNumber = recorded.blockNumber
     // The recorded reads answer the pin's header, so nothing below would notice an upstream of another chain.
@@ -81,14 +76,24 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[], rec
         remote.close()
         throw error
       })
+    cache = createForkSource({ remote, chainId: upstreamChainId, blockNumber, cacheDir: options?.cacheDir, recorded: recorded.reads })
+    header = await cache.header(blockNumber)
   } else {
-    if (options!.offline && options!.blockNumber === 'latest')
-      throw new InvalidInputError('an offline fork needs a fork block number: "latest" would ask the upstream')
-    upstreamChainId = await upstreamChainIdOf(remote, cacheDir!)
-    blockNumber = options!.blockNumber === 'latest' ? BigInt(await remote.request<string>('eth_blockNumber')) : options!.blockNumber
+    // Begun by startDevnet while the engine loaded, or here.
+    const handshake = begun ?? beginForkHandshake(options!)
+    remote = handshake.remote
+    try {
+      const pinned = await handshake.pin
+      upstreamChainId = await handshake.chainId
+      blockNumber = pinned.blockNumber
+      cache = createForkSource({ remote, chainId: upstreamChainId, blockNumber, cacheDir: handshake.cacheDir })
+      if (pinned.header) cache.seed('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false], pinned.header)
+      header = pinned.header === undefined ? await cache.header(blockNumber) : pinned.header
+    } catch (error) {
+      remote.close()
+      throw error
+    }
   }
-  const cache = createForkSource({ remote, chainId: upstreamChainId, blockNumber, cacheDir, recorded: recorded?.reads })
-  const header = await cache.header(blockNumber)
   if (!header) throw new InvalidInputError(`fork block ${blockNumber} not found at ${remote.upstream}`)
   if (recorded && header.hash !== recorded.blockHash)
     throw new InvalidInputError(
@@ -98,13 +103,18 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[], rec
   // From a fixture, the config already holds the chain id the fork ran under.
   const chainId = recorded ? config.chainId : (options!.chainId ?? upstreamChainId)
   const common = createDevCommon(chainId, config.hardfork)
+  const sorted = [...accounts].sort((a, b) => (a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1))
+  // Read all the dev accounts at once (one JSON-RPC batch), not one round trip each in the loop below; with them
+  // the system contracts the chain's blocks call (EIP-4788, 2935, 7002, 7251), which the node reads next, as it
+  // builds its first pending block, one round trip each. Asked before the state is built, answered meanwhile.
+  const called = systemContracts.filter(({ name }) => common.isActivatedEIP(Number(/EIP-(\d+)/.exec(name)![1])))
+  const read = Promise.all([...sorted, ...called].map(({ address }) => cache.source.account(createAddressFromString(address))))
+  read.catch(() => {})
   // Before the state exists: it binds its reads when constructed.
   enableForkState()
   const state = createStateManager(common)
   await attachFork(state, cache.source)
-  const sorted = [...accounts].sort((a, b) => (a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1))
-  // Read all the dev accounts at once (one JSON-RPC batch), not one round trip each in the loop below.
-  await Promise.all(sorted.map(({ address }) => cache.source.account(createAddressFromString(address))))
+  await read
   for (const { address } of sorted) {
     const at = createAddressFromString(address)
     const account = (await state.getAccount(at)) ?? new Account()
@@ -167,27 +177,4 @@ function baseBlock(json: Record<string, unknown>, common: ReturnType<typeof crea
   // A frozen header answers hash() from its cache: seeded with the upstream's hash.
   ;(block.header as unknown as { cache: { hash?: Uint8Array } }).cache.hash = hexToBytes(json.hash as `0x${string}`)
   return block
-}
-
-/** The upstream's chain id, from the URL's cache file when this URL was seen before. */
-async function upstreamChainIdOf(remote: Remote, cacheDir: string) {
-  const urlFile = join(cacheDir, 'urls', `${createHash('sha256').update(remote.url).digest('hex').slice(0, 32)}.json`)
-  const known = readChainId(urlFile)
-  if (known !== undefined) return known
-  const chainId = BigInt(await remote.request<string>('eth_chainId'))
-  try {
-    mkdirSync(join(urlFile, '..'), { recursive: true })
-    writeFileSync(urlFile, JSON.stringify({ chainId: chainId.toString() }))
-  } catch {
-    // A cache that cannot be written costs a remote call next time, nothing more.
-  }
-  return chainId
-}
-
-function readChainId(file: string): bigint | undefined {
-  try {
-    return BigInt((JSON.parse(readFileSync(file, 'utf8')) as { chainId: string }).chainId)
-  } catch {
-    return undefined
-  }
 }

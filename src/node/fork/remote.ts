@@ -1,5 +1,4 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { DevnetError } from '../../errors/base.js'
 import { createHttpClient } from './httpClient.js'
 
@@ -76,7 +75,10 @@ export function createRemote(options: RemoteOptions) {
   /** Plain http (a local upstream, the tests' and the bench's) through the lean client of httpClient.ts. */
   const plainClient = target?.protocol === 'http:' ? createHttpClient(target, maxSockets) : undefined
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets })
-  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets })
+  // node:https (TLS) only for an https upstream: loading it costs a start ~10 ms of CPU, and a local upstream is http.
+  let https: Promise<{ agent: import('node:https').Agent; request: typeof import('node:https').request }> | undefined
+  const loadHttps = () =>
+    (https ??= import('node:https').then(({ Agent, request }) => ({ agent: new Agent({ keepAlive: true, maxSockets }), request })))
   const inFlight = new Map<string, Queued>()
   let queue: Queued[] = []
   let scheduled = false
@@ -120,16 +122,16 @@ export function createRemote(options: RemoteOptions) {
    * several times the CPU per request, and a cold token transfer on a fork
    * makes one request per cold slot.
    */
-  function send1(data: string): Promise<{ status: number; text: string }> {
+  async function send1(data: string): Promise<{ status: number; text: string }> {
     if (plainClient) return plainClient.post(data, timeoutMs)
+    if (!target) throw new Error('invalid URL')
+    const tls = target.protocol === 'https:' ? await loadHttps() : undefined
     return new Promise((resolve, reject) => {
-      if (!target) return reject(new Error('invalid URL'))
-      const secure = target.protocol === 'https:'
-      const req = (secure ? httpsRequest : httpRequest)(
+      const req = (tls ? tls.request : httpRequest)(
         target,
         {
           method: 'POST',
-          agent: secure ? httpsAgent : httpAgent,
+          agent: tls ? tls.agent : httpAgent,
           headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
         },
         (res) => {
@@ -203,7 +205,7 @@ export function createRemote(options: RemoteOptions) {
     close() {
       plainClient?.close()
       httpAgent.destroy()
-      httpsAgent.destroy()
+      void https?.then(({ agent }) => agent.destroy())
     },
     /** The URL as shown in messages (credentials and query removed). */
     upstream,

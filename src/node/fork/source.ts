@@ -1,14 +1,13 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { type Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, unpadBytes } from '../../evm/engine.js'
 import type { ForkSource } from '../../evm/forkState.js'
 import { keccak256 } from '../../evm/engine.js'
+import { type CachedAccount, accountLine, appendCacheLog, readCacheLog, readLine, storageLine } from './cacheLog.js'
+import { legacyCacheFile, pinCacheFile } from './handshake.js'
 import { createPrefetch } from './prefetch.js'
 import type { Remote } from './remote.js'
 
 type Hex = `0x${string}`
-/** An account as cached: [nonce, balance, code], or null for an empty one. */
-type CachedAccount = [nonce: Hex, balance: Hex, code: Hex] | null
 
 /** What a fork read from the upstream at its pin: the part of the cache a fixture of the fork records. */
 export type ForkReads = {
@@ -18,12 +17,12 @@ export type ForkReads = {
   reads: Record<string, unknown>
 }
 
-/** What one pin (chain id + fork block) read from the upstream, as kept on disk. */
-type CacheFile = { version: 1; chainId: string; blockNumber: string } & ForkReads
+/** The version 1 cache file (one JSON document, `<block>.json`), still read: cacheLog.ts says why it changed. */
+type CacheFileV1 = { version: 1; chainId: string; blockNumber: string } & ForkReads
 
 /**
  * The upstream's state and history at one fork block, cached in memory and
- * (with `cacheDir`) on disk under `<cacheDir>/<chainId>/<block>.json`. Every
+ * (with `cacheDir`) on disk under `<cacheDir>/<chainId>/<block>.log` (cacheLog.ts). Every
  * answer is fixed once the block is, so the cache never expires: a second
  * start with the same pin reads what the first read without a remote call.
  */
@@ -37,24 +36,26 @@ export function createForkSource(args: {
 }) {
   const { remote, blockNumber } = args
   const pin = `0x${blockNumber.toString(16)}`
-  const file = args.cacheDir ? join(args.cacheDir, args.chainId.toString(), `${blockNumber}.json`) : undefined
-  const cache: CacheFile = load(file) ?? {
-    version: 1,
-    chainId: args.chainId.toString(),
-    blockNumber: blockNumber.toString(),
-    accounts: {},
-    storage: {},
-    reads: {},
-  }
-  if (args.recorded) mergeReads(cache, args.recorded)
+  const file = args.cacheDir ? pinCacheFile(args.cacheDir, args.chainId, blockNumber) : undefined
+  const loaded = file ? readCacheLog(file, args.chainId, blockNumber) : undefined
+  const cache: ForkReads = { accounts: loaded?.accounts ?? {}, storage: loaded?.storage ?? {}, reads: {} }
+  /** Reads on disk not asked for yet, as JSON text. */
+  const rawReads = loaded?.rawReads ?? new Map<string, string>()
+  /** Lines not yet on disk. */
+  let unsaved: string[] = []
+  /** Whether the file must be (re)started: there was none, or none this version could read. */
+  let fresh = loaded === undefined
+  let torn = loaded?.torn ?? false
+  let timer: NodeJS.Timeout | undefined
+  const legacy = !loaded && args.cacheDir ? loadV1(legacyCacheFile(args.cacheDir, args.chainId, blockNumber)) : undefined
+  // A version 1 file: read once, then written out as a log.
+  if (legacy) mergeReads(cache, legacy, unsaved)
   const codeByHash = new Map<string, Uint8Array>()
   const decoded = new Map<string, { nonce: bigint; balance: bigint; codeHash: Uint8Array; code: Uint8Array } | undefined>()
-  let dirty = false
-  let timer: NodeJS.Timeout | undefined
 
-  /** Writes the cache file soon (reads come in bursts), and at close. */
-  const touch = () => {
-    dirty = true
+  /** Keeps `line` for the file, written soon (reads come in bursts) and at close. */
+  const touch = (line: string) => {
+    unsaved.push(line)
     if (!file || timer) return
     timer = setTimeout(save, 500)
     timer.unref()
@@ -62,12 +63,27 @@ export function createForkSource(args: {
   function save() {
     if (timer) clearTimeout(timer)
     timer = undefined
-    if (!file || !dirty) return
-    dirty = false
-    mkdirSync(join(file, '..'), { recursive: true })
-    const tmp = `${file}.${process.pid}.tmp`
-    writeFileSync(tmp, JSON.stringify(cache))
-    renameSync(tmp, file)
+    if (!file || unsaved.length === 0) return
+    const lines = unsaved
+    unsaved = []
+    appendCacheLog(file, args.chainId, blockNumber, lines, fresh, torn)
+    fresh = false
+    torn = false
+  }
+  /** A read on disk not parsed yet, parsed now. */
+  const parsed = (key: string) => {
+    const raw = rawReads.get(key)
+    if (raw === undefined) return false
+    rawReads.delete(key)
+    cache.reads[key] = JSON.parse(raw)
+    return true
+  }
+  const parseAll = () => {
+    for (const key of [...rawReads.keys()]) parsed(key)
+  }
+  if (args.recorded) {
+    parseAll()
+    mergeReads(cache, args.recorded, unsaved)
   }
 
   const decode = (key: string, entry: CachedAccount) => {
@@ -91,8 +107,11 @@ export function createForkSource(args: {
         remote.request<Hex>('eth_getCode', [key, pin]),
       ])
       entry = BigInt(balance) === 0n && BigInt(nonce) === 0n && (code === '0x' || !code) ? null : [nonce, balance, code]
-      cache.accounts[key] = entry
-      touch()
+      // (A read coalesced with another resolves here twice: one line.)
+      if (cache.accounts[key] === undefined) {
+        cache.accounts[key] = entry
+        touch(accountLine(key, entry))
+      }
     }
     return decode(key, entry)
   }
@@ -114,8 +133,11 @@ export function createForkSource(args: {
       if (value === undefined) {
         prefetch.missed(a, slot)
         value = await remote.request<Hex>('eth_getStorageAt', [a, slot, pin])
-        ;(cache.storage[a] ??= {})[slot] = value
-        touch()
+        const slots = (cache.storage[a] ??= {})
+        if (slots[slot] === undefined) {
+          slots[slot] = value
+          touch(storageLine(a, slot, value))
+        }
       }
       return unpadBytes(hexToBytes(value))
     },
@@ -127,11 +149,11 @@ export function createForkSource(args: {
   /** An upstream read whose answer is fixed (it names a block at or below the pin), cached like state. */
   async function read<T>(method: string, params: unknown[], keep: (result: T) => boolean = () => true): Promise<T> {
     const key = `${method}:${JSON.stringify(params)}`
-    if (key in cache.reads) return cache.reads[key] as T
+    if (key in cache.reads || parsed(key)) return cache.reads[key] as T
     const result = await remote.request<T>(method, params)
-    if (keep(result)) {
+    if (keep(result) && !(key in cache.reads)) {
       cache.reads[key] = result
-      touch()
+      touch(readLine(key, result))
     }
     return result
   }
@@ -144,12 +166,20 @@ export function createForkSource(args: {
     /** The upstream's block `number` (at or below the pin), without its transactions. */
     header: (number: bigint) =>
       read<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${number.toString(16)}`, false], (r) => r !== null),
+    /** Keeps an upstream answer read elsewhere (the handshake's header of the fork block) as `read` would have. */
+    seed(method: string, params: unknown[], result: unknown) {
+      const key = `${method}:${JSON.stringify(params)}`
+      if (key in cache.reads || rawReads.has(key)) return
+      cache.reads[key] = result
+      touch(readLine(key, result))
+    },
     save,
     /**
      * Everything read so far, keys sorted (reads resolve in whatever order
      * the upstream answers: sorted, the same reads give the same bytes).
      */
     recorded(): ForkReads {
+      parseAll()
       const sorted = <T>(o: Record<string, T>, map: (v: T) => T = (v) => v) =>
         Object.fromEntries(Object.keys(o).sort().map((k) => [k, map(o[k]!)])) as Record<string, T>
       return {
@@ -160,7 +190,10 @@ export function createForkSource(args: {
     },
     /** Adds reads recorded elsewhere (a fixture of this pin) to what this cache answers. */
     merge(recorded: ForkReads) {
-      if (mergeReads(cache, recorded)) touch()
+      parseAll()
+      const lines: string[] = []
+      mergeReads(cache, recorded, lines)
+      for (const line of lines) touch(line)
     },
     /** The cache file, when reads are kept on disk. */
     file,
@@ -173,37 +206,34 @@ export function createForkSource(args: {
 
 export type ForkCache = ReturnType<typeof createForkSource>
 
-/** Adds the entries of `from` that `into` lacks; whether any was added. */
-function mergeReads(into: ForkReads, from: ForkReads): boolean {
-  let added = false
+/** Adds the entries of `from` that `into` lacks, and their lines for the cache file to `lines`. */
+function mergeReads(into: ForkReads, from: ForkReads, lines: string[]) {
   for (const [key, value] of Object.entries(from.accounts))
     if (!(key in into.accounts)) {
       into.accounts[key] = value
-      added = true
+      lines.push(accountLine(key, value))
     }
   for (const [address, slots] of Object.entries(from.storage)) {
     const mine = (into.storage[address] ??= {})
     for (const [slot, value] of Object.entries(slots))
       if (!(slot in mine)) {
         mine[slot] = value
-        added = true
+        lines.push(storageLine(address, slot, value))
       }
   }
   for (const [key, value] of Object.entries(from.reads))
     if (!(key in into.reads)) {
       into.reads[key] = value
-      added = true
+      lines.push(readLine(key, value))
     }
-  return added
 }
 
-function load(file: string | undefined): CacheFile | undefined {
-  if (!file) return undefined
+function loadV1(file: string): CacheFileV1 | undefined {
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as CacheFile
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as CacheFileV1
     return parsed.version === 1 ? parsed : undefined
   } catch {
-    // No file yet, or a torn one: start empty, it is only a cache.
+    // No file, or a torn one: start empty, it is only a cache.
     return undefined
   }
 }

@@ -1,0 +1,156 @@
+/**
+ * `tsx bench/forkStart.ts [--a DIR] [--rounds N]`: the fork start rows of
+ * bench/fork.ts (first answer, cold account read, cached read, warm restart +
+ * read) taken apart, for A/B runs: a devnet process of this checkout (B) and,
+ * with `--a DIR`, of another one (DIR holding bin/ and dist/, e.g. a copy of
+ * them made before a change), started in turn against the same in-process
+ * upstream, alternating A and B each round. It polls every 2 ms (bench/fork.ts
+ * polls every 20), and reports medians of the wall time and of the node
+ * process's CPU time at each point (all its threads, from /proc schedstat), plus the HTTP
+ * requests that reached the upstream. Figures on a loaded machine are noise:
+ * compare medians of alternated rounds, and the CPU columns first. `--prof DIR`
+ * writes a V8 CPU profile of each start into DIR.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { createServer, request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { encodeFunctionData } from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
+import { startDevnet } from '../src/index.js'
+import { freePort, p50, root, rpc } from './peerProcess.js'
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name)
+  return i < 0 ? undefined : process.argv[i + 1]
+}
+const rounds = Number(arg('--rounds') ?? 5)
+const variants: [string, string][] = [['B (this checkout)', root]]
+if (arg('--a')) variants.unshift(['A', arg('--a')!])
+
+const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
+
+/** CPU time (ms) the process's threads have run so far, from /proc/<pid>/task/<tid>/schedstat (ns; Linux). */
+function cpuOf(pid: number): number {
+  let ns = 0
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return ns / 1e6
+}
+
+/** One JSON-RPC call over a fresh connection; rejects while nothing listens. */
+function call(port: number, method: string, params: unknown[] = []) {
+  return new Promise<unknown>((resolve, reject) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = ''
+      res.on('data', (c) => (text += c))
+      res.on('end', () => {
+        const reply = JSON.parse(text) as { result?: unknown; error?: { message: string } }
+        if (reply.error) reject(new Error(reply.error.message))
+        else resolve(reply.result)
+      })
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+async function countingProxy(target: string) {
+  let count = 0
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => (body += c))
+    req.on('end', async () => {
+      count++
+      try {
+        const reply = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        res.writeHead(reply.status, { 'content-type': 'application/json' }).end(await reply.text())
+      } catch {
+        res.writeHead(502).end()
+      }
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, take: () => [count, (count = 0)][0]!, close: () => new Promise((r) => server.close(r)) }
+}
+
+type Start = { chainId: number; chainIdCpu: number; read: number; readCpu: number; second: number; calls: number }
+
+/** Spawns `dir`'s devnet forking `upstream`, polls eth_chainId every 2 ms, then reads a cold account. */
+async function start(dir: string, upstream: string, pin: bigint, cacheDir: string, proxy: { take(): number }, cached?: number[]): Promise<Start> {
+  const port = await freePort()
+  proxy.take()
+  const t = performance.now()
+  const prof = arg('--prof')
+  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), join(dir, 'bin', 'devnet.js'), 'start', '--quiet', '--mining', 'auto', '--no-ui', '--fork-url', upstream, '--fork-block', String(pin), '--fork-cache', cacheDir, '--port', String(port)], { stdio: 'ignore', cwd: dir })
+  for (;;) {
+    try {
+      await call(port, 'eth_chainId')
+      break
+    } catch {
+      await new Promise((r) => setTimeout(r, 2))
+    }
+  }
+  const chainId = performance.now() - t
+  const chainIdCpu = cpuOf(child.pid!)
+  await call(port, 'eth_getBalance', [`0x${'c0'.repeat(20)}`, 'latest'])
+  const read = performance.now() - t
+  const readCpu = cpuOf(child.pid!)
+  // Another cold account: the first read's cost without the first time through the code.
+  const t2 = performance.now()
+  await call(port, 'eth_getBalance', [`0x${'c1'.repeat(20)}`, 'latest'])
+  const second = performance.now() - t2
+  if (cached)
+    for (let i = 0; i < 50; i++) {
+      const t1 = performance.now()
+      await call(port, 'eth_getBalance', [`0x${'c0'.repeat(20)}`, 'latest'])
+      cached.push(performance.now() - t1)
+    }
+  const calls = proxy.take()
+  await new Promise((r) => child.once('exit', r).kill('SIGTERM'))
+  return { chainId, chainIdCpu, read, readCpu, second, calls }
+}
+
+async function main() {
+  const remote = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+  for (let i = 0; i < 20; i++) {
+    const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(1000 + i).toString(16).padStart(40, '0')}`, 1_000n] })
+    const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce: i, to: remote.token.address, data, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n })
+    await remote.request({ method: 'eth_sendRawTransaction', params: [raw] })
+    await remote.seal()
+  }
+  await remote.request({ method: 'anvil_mine', params: ['0x200'] })
+  const pin = remote.node.chain.height()
+  const proxy = await countingProxy(remote.url)
+  const results = new Map<string, { cold: Start[]; warm: Start[]; cached: number[] }>()
+  for (let round = 0; round < rounds; round++)
+    for (const [name, dir] of round % 2 ? [...variants].reverse() : variants) {
+      const cacheDir = mkdtempSync(join(tmpdir(), 'fork-start-'))
+      const r = results.get(name) ?? { cold: [], warm: [], cached: [] }
+      results.set(name, r)
+      r.cold.push(await start(dir, proxy.url, pin, cacheDir, proxy, r.cached))
+      r.warm.push(await start(dir, proxy.url, pin, cacheDir, proxy))
+      rmSync(cacheDir, { recursive: true, force: true })
+    }
+  const ms = (xs: number[]) => `${p50(xs).toFixed(1)}`
+  console.log(`fork block ${pin}, ${rounds} rounds, medians (ms); cpu = the node process's user+sys at that point`)
+  console.log('| variant | cold: chainId | cpu | +cold read | cpu | 2nd cold read | cached read | calls | warm: chainId | cpu | +read | cpu | calls |')
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+  for (const [name, { cold, warm, cached }] of results)
+    console.log(
+      `| ${name} | ${ms(cold.map((s) => s.chainId))} | ${ms(cold.map((s) => s.chainIdCpu))} | ${ms(cold.map((s) => s.read - s.chainId))} | ${ms(cold.map((s) => s.readCpu - s.chainIdCpu))} | ${p50(cold.map((s) => s.second)).toFixed(2)} | ${p50(cached).toFixed(2)} | ${p50(cold.map((s) => s.calls))} | ${ms(warm.map((s) => s.chainId))} | ${ms(warm.map((s) => s.chainIdCpu))} | ${ms(warm.map((s) => s.read))} | ${ms(warm.map((s) => s.readCpu))} | ${p50(warm.map((s) => s.calls))} |`,
+    )
+  await proxy.close()
+  await remote.close()
+}
+
+await main()

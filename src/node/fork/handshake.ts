@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import type { ForkConfig } from '../../config/schema.js'
+import { InvalidInputError } from '../errors.js'
+import { type Remote, createRemote } from './remote.js'
+
+/**
+ * A fork's first upstream reads: the upstream's chain id and the fork
+ * block's header, asked for together (one JSON-RPC batch) as soon as the
+ * config is known, so that they travel while the engine loads instead of one
+ * round trip after another once it has (startDevnet begins this right after
+ * its socket listens; openFork waits for it). Light on purpose: node:http and
+ * node:fs only, nothing of the engine.
+ *
+ * A warm start asks for nothing: the chain id comes from the URL's cache
+ * file, and the fork block's header from the pin's cache file, which
+ * openFork reads (source.ts).
+ */
+export type ForkHandshake = {
+  remote: Remote
+  cacheDir: string | undefined
+  /** The upstream's chain id. */
+  chainId: Promise<bigint>
+  /** The fork block's number and, when it had to be asked for, its header (`eth_getBlockByNumber`, null when the upstream lacks it). */
+  pin: Promise<{ blockNumber: bigint; header?: Record<string, unknown> | null }>
+}
+
+/** Where fork reads are cached when the config does not say. */
+export const defaultForkCacheDir = () => join(homedir(), '.devnet', 'fork-cache')
+
+/** The pin's cache file (source.ts writes it, cacheLog.ts says how). */
+export const pinCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.log`)
+/** Where version 1 kept it (one JSON document), still read. */
+export const legacyCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.json`)
+
+export function beginForkHandshake(options: ForkConfig): ForkHandshake {
+  const remote = createRemote({ url: options.url, offline: options.offline })
+  const cacheDir = options.cacheDir ?? defaultForkCacheDir()
+  const urlFile = join(cacheDir, 'urls', `${createHash('sha256').update(options.url).digest('hex').slice(0, 32)}.json`)
+  const known = readChainId(urlFile)
+  const numbered = typeof options.blockNumber === 'bigint' ? options.blockNumber : undefined
+  // Both asked in this tick, so they share one batch (remote.ts).
+  const chainId =
+    known !== undefined
+      ? Promise.resolve(known)
+      : remote.request<string>('eth_chainId').then((answer) => {
+          const id = BigInt(answer)
+          writeChainId(urlFile, id)
+          return id
+        })
+  let pin: ForkHandshake['pin']
+  if (options.offline && numbered === undefined)
+    pin = Promise.reject(new InvalidInputError('an offline fork needs a fork block number: "latest" would ask the upstream'))
+  else if (numbered === undefined)
+    // `latest`: the head's header names its number, one read instead of eth_blockNumber and then the header.
+    pin = remote.request<Record<string, unknown> | null>('eth_getBlockByNumber', ['latest', false]).then((header) => {
+      if (!header || typeof header.number !== 'string') throw new InvalidInputError(`the latest block of ${remote.upstream} has no number`)
+      return { blockNumber: BigInt(header.number), header }
+    })
+  else if (known !== undefined && (existsSync(pinCacheFile(cacheDir, known, numbered)) || existsSync(legacyCacheFile(cacheDir, known, numbered))))
+    // Warm: the header is in the pin's cache file.
+    pin = Promise.resolve({ blockNumber: numbered })
+  else
+    pin = remote
+      .request<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${numbered.toString(16)}`, false])
+      .then((header) => ({ blockNumber: numbered, header }))
+  // Awaited by openFork, maybe after a rejection: not an unhandled one meanwhile.
+  chainId.catch(() => {})
+  pin.catch(() => {})
+  return { remote, cacheDir, chainId, pin }
+}
+
+function readChainId(file: string): bigint | undefined {
+  try {
+    return BigInt((JSON.parse(readFileSync(file, 'utf8')) as { chainId: string }).chainId)
+  } catch {
+    return undefined
+  }
+}
+
+function writeChainId(file: string, chainId: bigint) {
+  try {
+    mkdirSync(join(file, '..'), { recursive: true })
+    writeFileSync(file, JSON.stringify({ chainId: chainId.toString() }))
+  } catch {
+    // A cache that cannot be written costs a remote call next time, nothing more.
+  }
+}
