@@ -17,7 +17,7 @@ import type { runCli } from './run.js'
  * was a quarter of the time to it.
  *
  * Anything else (another command, --help, a bad flag or config, a port in
- * use, x402) opens nothing here: the whole CLI starts from the arguments
+ * use, x402, a fork) opens nothing here: the whole CLI starts from the arguments
  * alone, as it would without this script, and prints what it prints.
  */
 export async function runFront(argv: string[], compileCli: () => () => { runCli: typeof runCli }): Promise<void> {
@@ -54,7 +54,11 @@ async function listenEarly(argv: string[]): Promise<Listening | undefined> {
   let listening: Listening
   try {
     const { options, sources } = startInputs(values, { onWarning: (line) => warnings.push(line) })
-    listening = await listenFirst(await resolveConfig(options, { base: { port: 0 }, ...sources }))
+    const config = await resolveConfig(options, { base: { port: 0 }, ...sources })
+    // A fork starts in the whole CLI (startDevnet): its upstream handshake travels while the engine loads, and the
+    // upstream client's objects (errors included) must be the CLI bundle's own.
+    if (config.fork && !config.fixture) return undefined
+    listening = await listenFirst(config)
   } catch {
     return undefined
   }

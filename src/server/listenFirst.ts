@@ -29,18 +29,16 @@ export type Listening = {
  * the HTTP socket listening for the config, before any of the engine is
  * loaded. Until `serve`, requests wait for the node, except those the config
  * alone answers (src/rpc/startupDispatcher.ts), and WebSocket upgrades are
- * held.
+ * held. `handshake`: a fork's first upstream reads, begun by the caller
+ * (startDevnet) so that the upstream client is no part of the front bundle.
  *
  * Its own module, importing only the config, the transport and the startup
  * dispatcher, so that the CLI's front bundle (src/cli/front.ts) is this and
  * the flag parsing: the process listens before it reads the engine's code.
  */
-export async function listenFirst(config: DevnetConfig): Promise<Listening> {
+export async function listenFirst(config: DevnetConfig, handshake?: ForkHandshake): Promise<Listening> {
   let settle!: { resolve: (served: Served) => void; reject: (error: unknown) => void }
   const ready = new Promise<Served>((resolve, reject) => (settle = { resolve, reject }))
-  // A fork's first upstream reads (chain id, fork block) travel while the engine loads (node/fork/handshake.ts).
-  // (Imported only then: it loads the upstream client, which a start without a fork does not need.)
-  const handshake = config.fork && !config.fixture ? (await import('../node/fork/handshake.js')).beginForkHandshake(config.fork) : undefined
   // A chain id the config alone decides: the dev chain's, or a fork's once its upstream (or cache, or --fork-chain-id) tells it.
   // (A fixture or a geth genesis brings its own.)
   const chainId = config.fixture || config.genesis ? undefined : handshake ? (config.fork!.chainId ?? handshake.chainId) : config.chainId
