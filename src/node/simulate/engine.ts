@@ -3,7 +3,7 @@ import type { Common } from '../../evm/engine.js'
 import type { MerkleStateManager } from '../../evm/engine.js'
 import { BlockBuilder, type RunTxResult, type VM, runTx } from '../../evm/engine.js'
 import type { Hex } from 'viem'
-import { bytesToHex, hexToBytes } from 'viem/utils'
+import { bytesToHex, hexToBytes, keccak256 } from 'viem/utils'
 import type { DevnetConfig } from '../../config/schema.js'
 import { blockSize } from '../../evm/engine.js'
 import { type BlockEnv, blockFromEnv, toEvmLogs } from '../../evm/engine.js'
@@ -339,7 +339,10 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   internals.blobGasUsed = blobGasUsed
   internals.checkpointed = false
   const sealed = await assemble(builder, internals, state, options.computeStateRoot)
-  return { block: sealed, hash: bytesToHex(sealed.hash()), size: blockSize(sealed), txs, calls }
+  // One encoding of the header for its hash (what hash() computes) and the block's size.
+  const encodedHeader = sealed.header.serialize()
+  const keccak = common.customCrypto.keccak256 ?? ((data: Uint8Array) => keccak256(data, 'bytes'))
+  return { block: sealed, hash: bytesToHex(keccak(encodedHeader)), size: blockSize(sealed, encodedHeader), txs, calls }
 }
 
 /** The call result geth reports: status, return data, gas, logs (none when it failed), and the error. */
