@@ -2,15 +2,17 @@
  * In-process CPU per eth_simulateV1 request for the shared harness' step g
  * workloads (../shared/bench/peers.mjs stepSimulate: the same token, the same
  * payloads), without HTTP: each case is warmed up first (JIT), then run for
- * `--seconds`, and reported as p50 latency and process CPU per request (user +
- * system, GC threads included), the figure to compare on a shared machine.
+ * `--seconds`, and reported as p50 latency, process CPU per request (user +
+ * system, GC and compiler threads included) and the main thread's CPU per
+ * request (Linux), the steadier figure to compare on a shared machine.
  * `--profile DIR` also writes a V8 CPU profile of each measured loop, `--heap
  * DIR` a sampling heap profile (where the allocations the GC collects come from).
  *
  * `--cold` measures as the harness does instead: after the transactions and
  * calls of its earlier steps (here 200 token transfers and 1,000 balanceOf
  * calls, which warm the shared paths), no warm-up, the p50 of 30 requests per
- * case: what code first compiled for eth_simulateV1 costs.
+ * case: what code first compiled for eth_simulateV1 costs (`--profile DIR`
+ * then profiles those 30 requests of each case).
  *
  *   npx tsx bench/simulatePerf.ts [--seconds 3] [--only sim1,sim100,simtrace] [--profile /tmp/prof] [--heap /tmp/prof] [--cold]
  */
@@ -77,10 +79,23 @@ const cases: Record<string, unknown[]> = {
   ],
 }
 
+/**
+ * CPU time of this (the main) thread in ms, from Linux's schedstat (ns): unlike process.cpuUsage it leaves out the
+ * compiler and GC helper threads, whose share varies from run to run on a loaded machine. NaN elsewhere.
+ */
+const mainThreadMs = () => {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6
+  } catch {
+    return Number.NaN
+  }
+}
+
 async function loop(fn: () => Promise<unknown>, ms: number, reps = Number.POSITIVE_INFINITY) {
   const latencies: number[] = []
   const end = performance.now() + ms
   const cpu = process.cpuUsage()
+  const main = mainThreadMs()
   while (performance.now() < end && latencies.length < reps) {
     const t = performance.now()
     await fn()
@@ -88,7 +103,13 @@ async function loop(fn: () => Promise<unknown>, ms: number, reps = Number.POSITI
   }
   const used = process.cpuUsage(cpu)
   latencies.sort((a, b) => a - b)
-  return { count: latencies.length, p50: latencies[Math.floor(latencies.length / 2)]!, cpu: (used.user + used.system) / 1000 / latencies.length }
+  const mainUsed = mainThreadMs() - main
+  return {
+    count: latencies.length,
+    p50: latencies[Math.floor(latencies.length / 2)]!,
+    cpu: (used.user + used.system) / 1000 / latencies.length,
+    main: mainUsed / latencies.length,
+  }
 }
 
 const session = new Session()
@@ -101,8 +122,16 @@ for (const [name, params] of Object.entries(cases)) {
   const run = () => request('eth_simulateV1', params)
   if (cold) {
     await run()
+    if (profileDir) {
+      await session.post('Profiler.enable')
+      await session.post('Profiler.start')
+    }
     const r = await loop(run, 3000, 30)
-    console.log(`${name.padEnd(9)} p50 ${r.p50.toFixed(3)} ms   cpu ${r.cpu.toFixed(3)} ms/req   (first ${r.count} requests, cold)`)
+    if (profileDir) {
+      const { profile } = await session.post('Profiler.stop')
+      writeFileSync(`${profileDir}/${name}-cold.cpuprofile`, JSON.stringify(profile))
+    }
+    console.log(`${name.padEnd(9)} p50 ${r.p50.toFixed(3)} ms   cpu ${r.cpu.toFixed(3)} ms/req   main thread ${r.main.toFixed(3)} ms/req   (first ${r.count} requests, cold)`)
     continue
   }
   await loop(run, 1000)
@@ -121,7 +150,7 @@ for (const [name, params] of Object.entries(cases)) {
     const { profile } = await session.post('Profiler.stop')
     writeFileSync(`${profileDir}/${name}.cpuprofile`, JSON.stringify(profile))
   }
-  console.log(`${name.padEnd(9)} p50 ${r.p50.toFixed(3)} ms   cpu ${r.cpu.toFixed(3)} ms/req   (${r.count} requests)`)
+  console.log(`${name.padEnd(9)} p50 ${r.p50.toFixed(3)} ms   cpu ${r.cpu.toFixed(3)} ms/req   main thread ${r.main.toFixed(3)} ms/req   (${r.count} requests)`)
 }
 session.disconnect()
 await devnet.close()

@@ -11,11 +11,12 @@ import { patchActive } from './patches/registry.js'
  * each typed transaction as a byte string of its serialized form (a legacy
  * one as its list, which its serialized form is), each uncle's encoding, and
  * the withdrawals encoded as the block encodes them. Transactions keep their
- * serialized bytes (serialized-memo), so this reads lengths.
+ * serialized bytes (serialized-memo), so this reads lengths. A caller that
+ * has encoded the header already (to hash it) passes its encoding.
  */
-export function blockSize(block: Block): number {
+export function blockSize(block: Block, encodedHeader?: Uint8Array): number {
   if (!patchActive('block-size')) return block.serialize().length
-  const header = block.header.serialize().length
+  const header = (encodedHeader ?? block.header.serialize()).length
   let transactions = 0
   for (const tx of block.transactions) {
     const bytes = tx.serialize()

@@ -35,6 +35,17 @@ export class ViewStateManager extends MerkleStateManager {
     return this._caches?.account?.get(address)
   }
 
+  /**
+   * The read-only state this one reads through, when this copy holds nothing
+   * of its own for `address`: every read and write of an account, its code or
+   * its storage goes through the account cache first, and a revert takes out
+   * what the reverted runs put there, so without an entry the account, its
+   * code and its storage are the base's. Undefined when this copy has its own.
+   */
+  baseFor(address: Address): MerkleStateManager | undefined {
+    return this.cached(address) === undefined ? this.base : undefined
+  }
+
   /*
    * The caches hold accounts as RLP, so the parent decodes an account on
    * every read and encodes it on every write: a token call reads the sender,

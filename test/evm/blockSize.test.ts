@@ -49,6 +49,10 @@ describe.skipIf(stockEngine)('blockSize', () => {
       ...[0, 1, 2, 3, 4].flatMap((type) => [0, 1, 20, 40, 60, 200, 300].map((n) => blockOf([txOf(type, n, n % 2 === 0)]))),
       blockOf(Array.from({ length: 100 }, (_, i) => txOf(i % 5, i * 3, i % 3 === 0)), 2),
     ]
-    for (const block of blocks) expect(blockSize(block)).toBe(block.serialize().length)
+    for (const block of blocks) {
+      expect(blockSize(block)).toBe(block.serialize().length)
+      // With the header's encoding passed in (eth_simulateV1 hashes it first).
+      expect(blockSize(block, block.header.serialize())).toBe(block.serialize().length)
+    }
   })
 })

@@ -78,4 +78,24 @@ describe.skipIf(stockEngine)('idle request queues at the end of a block', () => 
     expect(BigInt(excess)).toBe(3n)
     await replay(devnet, sealed)
   })
+
+  it('eth_simulateV1: a queue the request overrides is read from the request, not from the view it builds on', async () => {
+    devnet = await nodeWithParts()
+    // Empty calldata from anyone: the contract answers its fee, 1 wei at excess 0, ~e^(excess/17) above.
+    const fee = { from: devnet.accounts[0]!.address, to: withdrawalQueue }
+    const countSlot = `0x${'00'.repeat(31)}01`
+    const simulate = (blockStateCalls: unknown[]) =>
+      devnet!.request({ method: 'eth_simulateV1', params: [{ blockStateCalls }, 'latest'] }) as Promise<{ calls: { returnData: Hex }[] }[]>
+    // The view's queues are idle (answered once per view root); the override leaves 100 counted: the end of the
+    // first block dequeues, as ethereumjs's own system call, and the excess (100 - target 2) raises the fee.
+    const idle = await simulate([{ calls: [fee] }, { calls: [fee] }])
+    expect(idle.map((b) => BigInt(b.calls[0]!.returnData))).toEqual([1n, 1n])
+    const overridden = await simulate([
+      { stateOverrides: { [withdrawalQueue]: { stateDiff: { [countSlot]: `0x${'00'.repeat(31)}64` } } }, calls: [] },
+      { calls: [fee] },
+    ])
+    expect(BigInt(overridden[1]!.calls[0]!.returnData)).toBeGreaterThan(100n)
+    // Nothing of it stays in the view: the same idle answer again.
+    expect((await simulate([{ calls: [fee] }]))[0]!.calls[0]!.returnData).toBe(idle[0]!.calls[0]!.returnData)
+  })
 })

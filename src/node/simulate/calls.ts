@@ -18,6 +18,8 @@ export type PreparedCall = {
   from: Address
   /** Whether geth would skip fee checks and payment: no validation and no fee fields (vm.Config.NoBaseFee). */
   feeless: boolean
+  /** The sender's nonce and whether it has code, before the call (withoutEoaCheck and wrapNonce need no second read). */
+  sender: { nonce: bigint; isContract: boolean }
 }
 
 /** The block a call is prepared for: what the defaults and checks read. */
@@ -118,7 +120,7 @@ export async function prepareCall(call: CallRequest, ctx: CallContext): Promise<
     if (reason === 'initcode-too-large') throw txError(-38025, `max initcode size exceeded: ${message}`, gas)
     throw txError(-32603, message, gas)
   }
-  return { tx, from, feeless }
+  return { tx, from, feeless, sender: { nonce: stateNonce, isContract: account?.isContract() ?? false } }
 }
 
 /** Maps an error the VM threw before executing (a refused transaction) to geth's code and words. */
@@ -135,12 +137,12 @@ export function vmError(error: unknown, gas: bigint): SimulateError {
  * geth skips the "sender is not an EOA" check in eth_simulateV1 even under
  * validation, ethereumjs has no switch for it. The first read of the sender's
  * `codeHash` in runTx is that check; every later read (the account written
- * back, the code the call runs) sees the real hash.
+ * back, the code the call runs) sees the real hash. `senderIsContract` is
+ * what prepareCall read: nothing runs between the two.
  */
-export async function withoutEoaCheck<T>(state: StateManagerInterface, from: Address, fn: () => Promise<T>): Promise<T> {
+export async function withoutEoaCheck<T>(state: StateManagerInterface, from: Address, senderIsContract: boolean, fn: () => Promise<T>): Promise<T> {
+  if (!senderIsContract) return fn()
   const address = createAddressFromString(from)
-  const account = await state.getAccount(address)
-  if (account === undefined || !account.isContract()) return fn()
   const original = state.getAccount
   let armed = true
   state.getAccount = async function (this: StateManagerInterface, target) {

@@ -3,7 +3,7 @@ import type { Common } from '../../evm/engine.js'
 import type { MerkleStateManager } from '../../evm/engine.js'
 import { BlockBuilder, type RunTxResult, type VM, runTx } from '../../evm/engine.js'
 import type { Hex } from 'viem'
-import { bytesToHex, hexToBytes } from 'viem/utils'
+import { bytesToHex, hexToBytes, keccak256 } from 'viem/utils'
 import type { DevnetConfig } from '../../config/schema.js'
 import { blockSize } from '../../evm/engine.js'
 import { type BlockEnv, blockFromEnv, toEvmLogs } from '../../evm/engine.js'
@@ -238,9 +238,11 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   // execution sees the change: like geth (vm.ActivePrecompiles), the warm set stays the fork's own.
   const evm = vm.evm as unknown as { _precompiles: Precompiles; getPrecompile(address: unknown): unknown }
   const precompiles: Precompiles = new Map(evm._precompiles)
-  if (sim.stateOverrides) await applyOverrides(state, sim.stateOverrides, precompiles)
-  evm.getPrecompile = (address) =>
-    precompiles.get(typeof address === 'string' ? address.slice(2).padStart(40, '0').toLowerCase() : String(address).slice(2))
+  const moved = sim.stateOverrides !== undefined && (await applyOverrides(state, sim.stateOverrides, precompiles))
+  // Without a change the fork's own lookup (the prototype's) serves, also undoing an earlier block's.
+  evm.getPrecompile = moved
+    ? (address) => precompiles.get(typeof address === 'string' ? address.slice(2).padStart(40, '0').toLowerCase() : String(address).slice(2))
+    : (Object.getPrototypeOf(evm) as typeof evm).getPrecompile
   // The overrides count as a finished transaction: their storage is every later call's "original" value (EIP-2200).
   state.originalStorageCache.clear()
 
@@ -282,7 +284,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
       budget: args.budget.remaining,
     }
     const prepared = await prepareCall(call, ctx)
-    const { tx, from } = prepared
+    const { tx, from, sender } = prepared
     // geth's NoBaseFee: a fee-less call without validation runs as if the base fee were 0.
     let execBlock = block
     if (prepared.feeless && env.baseFeePerGas !== undefined && env.baseFeePerGas > 0n) {
@@ -290,7 +292,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
       execBlock = feelessBlock
     }
     const execute = () =>
-      withoutEoaCheck(state, from, () =>
+      withoutEoaCheck(state, from, sender.isContract, () =>
         runTx(vm, {
           tx,
           block: execBlock,
@@ -316,7 +318,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
       if (error instanceof SimulateError) throw error
       throw vmError(error, tx.gasLimit)
     }
-    await wrapNonce(state, from)
+    await wrapNonce(state, from, sender.nonce)
     state.originalStorageCache.clear()
 
     const spent = result.totalGasSpent
@@ -337,7 +339,10 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   internals.blobGasUsed = blobGasUsed
   internals.checkpointed = false
   const sealed = await assemble(builder, internals, state, options.computeStateRoot)
-  return { block: sealed, hash: bytesToHex(sealed.hash()), size: blockSize(sealed), txs, calls }
+  // One encoding of the header for its hash (what hash() computes) and the block's size.
+  const encodedHeader = sealed.header.serialize()
+  const keccak = common.customCrypto.keccak256 ?? ((data: Uint8Array) => keccak256(data, 'bytes'))
+  return { block: sealed, hash: bytesToHex(keccak(encodedHeader)), size: blockSize(sealed, encodedHeader), txs, calls }
 }
 
 /** The call result geth reports: status, return data, gas, logs (none when it failed), and the error. */

@@ -25,14 +25,18 @@ const fail = (message: string): never => {
  *
  * An override that leaves an account empty writes nothing: geth drops empty
  * accounts when it computes the root, and EXTCODEHASH treats them as absent.
+ *
+ * Returns whether the precompile set changed.
  */
-export async function applyOverrides(state: StateManagerInterface, overrides: StateOverrides, precompiles: Precompiles) {
+export async function applyOverrides(state: StateManagerInterface, overrides: StateOverrides, precompiles: Precompiles): Promise<boolean> {
+  let changed = false
   const entries = Object.entries(overrides).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) as [Address, StateOverrides[Address]][]
   const movedTo = new Set<string>()
   for (const [address, o] of entries) {
-    if (movedTo.has(key(address))) fail(`account ${getAddress(address)} has already been overridden by a precompile`)
-    const precompile = precompiles.get(key(address))
-    const isPrecompile = precompiles.has(key(address))
+    const k = key(address)
+    if (movedTo.has(k)) fail(`account ${getAddress(address)} has already been overridden by a precompile`)
+    const precompile = precompiles.get(k)
+    const isPrecompile = precompile !== undefined || precompiles.has(k)
     if (o.movePrecompileToAddress !== undefined) {
       if (!isPrecompile) fail(`account ${getAddress(address)} is not a precompile`)
       const to = o.movePrecompileToAddress
@@ -41,7 +45,10 @@ export async function applyOverrides(state: StateManagerInterface, overrides: St
       precompiles.set(key(to), precompile)
       movedTo.add(key(to))
     }
-    if (isPrecompile) precompiles.delete(key(address))
+    if (isPrecompile) {
+      precompiles.delete(k)
+      changed = true
+    }
     if (o.state !== undefined && o.stateDiff !== undefined) fail(`account ${getAddress(address)} has both 'state' and 'stateDiff'`)
 
     const at = createAddressFromString(address)
@@ -60,9 +67,12 @@ export async function applyOverrides(state: StateManagerInterface, overrides: St
       await putSlots(state, at, o.state)
     }
     if (o.stateDiff !== undefined) await putSlots(state, at, o.stateDiff)
-    // An account given only storage stays, as geth keeps it until a transaction touches it.
-    if (!touchesStorage && (await state.getAccount(at))?.isEmpty()) await state.deleteAccount(at)
+    // An account given only storage stays, as geth keeps it until a transaction touches it. One with a nonce or a
+    // balance (what overrides mostly give) is not empty whatever its code: no need to read it back.
+    const maybeEmpty = account.nonce === 0n && account.balance === 0n
+    if (!touchesStorage && maybeEmpty && (await state.getAccount(at))?.isEmpty()) await state.deleteAccount(at)
   }
+  return changed
 }
 
 async function putSlots(state: StateManagerInterface, at: ReturnType<typeof createAddressFromString>, slots: Record<Hex, Hex>) {

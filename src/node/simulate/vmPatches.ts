@@ -64,8 +64,15 @@ export function withBlobBaseFee(block: Block, override: bigint | undefined): Blo
  * geth keeps nonces in a uint64 that wraps; ethereumjs counts past 2^64 and
  * would then refuse the sender's next call. Without validation a call from a
  * sender at nonce 2^64-1 runs, and the next one sees nonce 0, as in geth.
+ *
+ * `nonceBefore` is the sender's nonce before the call: the call adds one to
+ * it, and each EIP-7702 authorization the sender signed and each CREATE its
+ * own (delegated) code runs one more, each paid with thousands of gas, so
+ * fewer than 2^50 for any gas limit: below 2^63 nothing can have passed
+ * 2^64 - 1, and the account is not read again.
  */
-export async function wrapNonce(state: MerkleStateManager, from: Hex) {
+export async function wrapNonce(state: MerkleStateManager, from: Hex, nonceBefore: bigint) {
+  if (nonceBefore < 1n << 63n) return
   const address = createAddressFromString(from)
   const account = await state.getAccount(address)
   if (account === undefined || account.nonce <= maxUint64) return

@@ -310,6 +310,16 @@ class Run {
       ],
     }, 'latest'])
     this.entries.push({ label: 'requests: eth_simulateV1 queued requests and a deposit log', answer })
+    // A queue count given by an override (devnet reads untouched queues from the view, src/evm/idleRequestQueues.ts):
+    // the first block's end dequeues and moves the excess, which the second block's fee query (empty calldata) sees.
+    const withdrawalQueue = '0x00000961ef480eb55e80d19ad83579a64c007002'
+    const overridden = await this.answer('eth_simulateV1', [{
+      blockStateCalls: [
+        { stateOverrides: { [withdrawalQueue]: { stateDiff: { [toHex(1n, { size: 32 })]: toHex(100n, { size: 32 }) } } }, calls: [] },
+        { calls: [{ from: sender, to: withdrawalQueue }] },
+      ],
+    }, 'latest'])
+    this.entries.push({ label: 'requests: eth_simulateV1 queue count by override', answer: overridden })
   }
 
   async tokenPhase(): Promise<void> {
