@@ -419,7 +419,7 @@ export const enginePatches: readonly EnginePatch[] = [
   {
     id: 'builder-seal',
     replaces: ['@ethereumjs/vm: BlockBuilder.prototype.build (for eth_simulateV1 blocks and the sealed blocks of the pre-confirmed layer)'],
-    why: 'The EIP-7685 request accumulation (two system calls on idle queues) and a second block construction: about a third of a one-call eth_simulateV1 (PLACEHOLDER). At a seal, build() also re-created every transaction (createBlock), so the chain hashed each again: ~0.1 ms of a one-transaction auto-mined block under the profiler (bench/seqTransfers.ts); an empty block seals in 0.23-0.26 ms of CPU, 0.26-0.29 before (in-process, loaded).',
+    why: 'The EIP-7685 request accumulation (two system calls on idle queues) and a second block construction: a share of a one-call eth_simulateV1 that was not measured alone (it landed with other simulate changes; with it, sealing is ~12-23% of a warm one-call simulate under phase timers). At a seal, build() also re-created every transaction (createBlock), so the chain hashed each again: ~0.1 ms of a one-transaction auto-mined block under the profiler (bench/seqTransfers.ts); an empty block seals in 0.23-0.26 ms of CPU, 0.26-0.29 before (in-process, loaded).',
     file: 'src/evm/builderSeal.ts',
     scope: 'instance',
     upstream: () => [BlockBuilder, createBlock],
