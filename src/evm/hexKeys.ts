@@ -1,5 +1,5 @@
 import { AccountCache, CodeCache, OriginalStorageCache, StorageCache } from '@ethereumjs/statemanager'
-import { Address, type Account } from '@ethereumjs/util'
+import { Account, Address } from '@ethereumjs/util'
 import { evmInternals } from './evmInternals.js'
 
 /*
@@ -63,6 +63,31 @@ type CacheInternals<E> = {
 type CacheOpts = ConstructorParameters<typeof AccountCache>[0]
 const orderedMap = { type: 'ordered_map' } as const
 
+/**
+ * An account cache entry that holds the account's four fields, and encodes
+ * the RLP the library's entries hold (`accountRLP`) only when something reads
+ * it: the flush into the trie, which a view's state never does. A call puts
+ * its sender, recipient and coinbase several times each, and every put
+ * encoded an RLP that was never read. The fields are copied at the put (its
+ * caller goes on changing the Account it put), as `serialize()` read them.
+ */
+export class AccountEntry {
+  private rlp: Uint8Array | undefined
+  constructor(
+    readonly nonce: bigint,
+    readonly balance: bigint,
+    readonly storageRoot: Uint8Array,
+    readonly codeHash: Uint8Array,
+  ) {}
+  get accountRLP(): Uint8Array {
+    return (this.rlp ??= this.account().serialize())
+  }
+  /** A fresh Account with the entry's fields: callers change the one they get. */
+  account(): Account {
+    return new Account(this.nonce, this.balance, this.storageRoot, this.codeHash)
+  }
+}
+
 /** AccountCache with flat keys in a Map; put/get/del are the library's bodies (the DEBUG logging left to the library's). */
 export class KeyedAccountCache extends AccountCache {
   constructor(opts: CacheOpts) {
@@ -74,9 +99,15 @@ export class KeyedAccountCache extends AccountCache {
     if (self.DEBUG) return super.put(address, account, couldBePartialAccount)
     const addressHex = hexKey(address.bytes)
     self._saveCachePreState(addressHex)
-    const accountRLP =
-      account !== undefined ? (couldBePartialAccount ? account.serializeWithPartialInfo() : account.serialize()) : undefined
-    self._orderedMapCache.setElement(addressHex, { accountRLP })
+    // A whole Account keeps its fields (AccountEntry); anything else (a partial account, an object with only
+    // `serialize`) is encoded now, as the library does.
+    const elem =
+      account === undefined
+        ? { accountRLP: undefined }
+        : !couldBePartialAccount && account instanceof Account
+          ? new AccountEntry(account.nonce, account.balance, account.storageRoot, account.codeHash)
+          : { accountRLP: couldBePartialAccount ? account.serializeWithPartialInfo() : account.serialize() }
+    self._orderedMapCache.setElement(addressHex, elem)
     self._stats.writes += 1
   }
   override get(address: Address) {

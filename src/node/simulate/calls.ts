@@ -113,6 +113,9 @@ export async function prepareCall(call: CallRequest, ctx: CallContext): Promise<
     tx = createCallTx(ctx.common, within, { nonce: within.nonce, gas: within.gas })
     if (liftGas) (tx as { gasLimit: bigint }).gasLimit = gas
     if (liftNonce) (tx as { nonce: bigint }).nonce = nonce
+    // Frozen once its fields are final, as the library freezes a transaction by default: it then keeps its data
+    // gas and hash (tx.cache) instead of counting the calldata again at each of runTx's several intrinsic-gas reads.
+    Object.freeze(tx)
   } catch (error) {
     const { reason, message } = classifyEngineError(error)
     if (reason === 'initcode-too-large') throw txError(-38025, `max initcode size exceeded: ${message}`, gas)
