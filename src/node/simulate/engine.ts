@@ -22,6 +22,7 @@ import { assemble, blobBaseFeeOf, withBlobBaseFee, wrapNonce } from './vmPatches
 import type { SimCallResult, SimLog, SimulatePayload, SimulatedBlock } from './types.js'
 
 const zero32 = `0x${'00'.repeat(32)}` as Hex
+const nonceWrapZone = (1n << 64n) - (1n << 53n)
 
 export type SimulateOptions = {
   /** The request-wide gas budget (geth's --rpc.gascap); 0 means unlimited. */
@@ -282,7 +283,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
       budget: args.budget.remaining,
     }
     const prepared = await prepareCall(call, ctx)
-    const { tx, from } = prepared
+    const { tx, from, sender } = prepared
     // geth's NoBaseFee: a fee-less call without validation runs as if the base fee were 0.
     let execBlock = block
     if (prepared.feeless && env.baseFeePerGas !== undefined && env.baseFeePerGas > 0n) {
@@ -290,7 +291,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
       execBlock = feelessBlock
     }
     const execute = () =>
-      withoutEoaCheck(state, from, () =>
+      withoutEoaCheck(state, sender, prepared.senderHasCode, () =>
         runTx(vm, {
           tx,
           block: execBlock,
@@ -316,7 +317,8 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
       if (error instanceof SimulateError) throw error
       throw vmError(error, tx.gasLimit)
     }
-    await wrapNonce(state, from)
+    // Only a sender near 2^64-1 can pass it: each CREATE of the call adds one, and no call makes 2^53 of them.
+    if (prepared.stateNonce >= nonceWrapZone) await wrapNonce(state, sender)
     state.originalStorageCache.clear()
 
     const spent = result.totalGasSpent

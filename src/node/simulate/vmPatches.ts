@@ -1,7 +1,7 @@
 import { type Block, Block as BlockClass } from '../../evm/engine.js'
 import type { MerkleStateManager } from '../../evm/engine.js'
 import type { TypedTransaction } from '../../evm/engine.js'
-import { KECCAK256_RLP, createAddressFromString } from '../../evm/engine.js'
+import { type Address as EthAddress, KECCAK256_RLP } from '../../evm/engine.js'
 import { type BlockBuilder, type RunTxResult, type VM, encodeReceipt } from '../../evm/engine.js'
 import { keccak256 } from 'viem/utils'
 import { sealBuiltBlock } from '../../evm/engine.js'
@@ -65,8 +65,7 @@ export function withBlobBaseFee(block: Block, override: bigint | undefined): Blo
  * would then refuse the sender's next call. Without validation a call from a
  * sender at nonce 2^64-1 runs, and the next one sees nonce 0, as in geth.
  */
-export async function wrapNonce(state: MerkleStateManager, from: Hex) {
-  const address = createAddressFromString(from)
+export async function wrapNonce(state: MerkleStateManager, address: EthAddress) {
   const account = await state.getAccount(address)
   if (account === undefined || account.nonce <= maxUint64) return
   account.nonce &= maxUint64
