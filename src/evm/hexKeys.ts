@@ -32,6 +32,9 @@ export const hexKey: (bytes: Uint8Array) => string =
     ? (bytes) => hexSlice.call(bytes, 0, bytes.length)
     : (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
 
+/** `0x` and the lower-case hex of `bytes`: the string viem's and @ethereumjs's `bytesToHex` give, flat and in one native step. */
+export const hexOf = (bytes: Uint8Array): `0x${string}` => `0x${hexKey(bytes)}`
+
 /** The OrderedMap methods the caches use, on a Map: same answers for every key, without the ordering nobody reads. */
 class KeyMap<V> {
   private readonly map = new Map<string, V>()

@@ -1,7 +1,8 @@
 import { AccountCache, CodeCache, StorageCache } from '@ethereumjs/statemanager'
 import { Account, Address, bytesToUnprefixedHex } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import { AccountEntry, KeyedAccountCache, KeyedCodeCache, KeyedStorageCache, hexKey } from '../../src/evm/hexKeys.js'
+import { bytesToHex as viemBytesToHex } from 'viem/utils'
+import { AccountEntry, KeyedAccountCache, KeyedCodeCache, KeyedStorageCache, hexKey, hexOf } from '../../src/evm/hexKeys.js'
 import { createDevCommon } from '../../src/evm/common.js'
 import { createStateManager } from '../../src/evm/vm.js'
 import { stockEngine } from './installEngine.js'
@@ -28,12 +29,13 @@ function plain(value: unknown): unknown {
 }
 
 describe('hex keys (hexKeys.ts)', () => {
-  it('hexKey gives bytesToUnprefixedHex\'s string, for views into a larger buffer too', () => {
+  it('hexKey and hexOf give bytesToUnprefixedHex\'s and bytesToHex\'s strings, for views into a larger buffer too', () => {
     const buffer = Uint8Array.from({ length: 300 }, (_, i) => (i * 7919) & 0xff)
     for (const [start, end] of [[0, 0], [0, 1], [3, 23], [17, 49], [0, 256], [44, 300]] as const) {
       const view = buffer.subarray(start, end)
       expect(hexKey(view)).toBe(bytesToUnprefixedHex(view))
     }
+    for (const [start, end] of [[0, 0], [5, 37], [0, 300]] as const) expect(hexOf(buffer.subarray(start, end))).toBe(viemBytesToHex(buffer.subarray(start, end)))
     expect(new Address(buffer.slice(0, 20)).toString()).toBe(`0x${bytesToUnprefixedHex(buffer.slice(0, 20))}`)
   })
 

@@ -5,7 +5,7 @@ import { BlockBuilder, type RunTxResult, type VM, runTx } from '../../evm/engine
 import type { Hex } from 'viem'
 import { bytesToHex, hexToBytes } from 'viem/utils'
 import type { DevnetConfig } from '../../config/schema.js'
-import { blockSize } from '../../evm/engine.js'
+import { blockSize, hexOf } from '../../evm/engine.js'
 import { type BlockEnv, blockFromEnv, toEvmLogs } from '../../evm/engine.js'
 import type { EvmLog, ExecutedTx } from '../../evm/types.js'
 import { type BlockSource, blockchainOf, createVmAt } from '../../evm/engine.js'
@@ -325,7 +325,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
     args.budget.remaining = args.budget.remaining > spent ? args.budget.remaining - spent : 0n
     // Without traceTransfers the call's logs are the receipt's, already converted.
     const receiptLogs = payload.traceTransfers ? undefined : logs
-    const executed = toExecutedTx(tx, bytesToHex(tx.hash()), from, result, gasUsed, execBlock.header.baseFeePerGas ?? 0n, receiptLogs)
+    const executed = toExecutedTx(tx, hexOf(tx.hash()), from, result, gasUsed, execBlock.header.baseFeePerGas ?? 0n, receiptLogs)
     gasUsed += spent
     blobGasUsed += result.blobGasUsed ?? 0n
     internals.transactions.push(tx)
@@ -345,7 +345,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
 /** The call result geth reports: status, return data, gas, logs (none when it failed), and the error. */
 function callResult(result: RunTxResult, tx: { gasLimit: bigint; getIntrinsicGas(): bigint }, logs: EvmLog[], nextIndex: () => number): SimCallResult {
   const exception = result.execResult.exceptionError
-  const returnData = bytesToHex(result.execResult.returnValue)
+  const returnData = hexOf(result.execResult.returnValue)
   // Gas before refunds (execution-apis #746): at least what was charged, which the EIP-7623 floor may have raised.
   const beforeRefund = tx.getIntrinsicGas() + result.execResult.executionGasUsed
   const maxUsedGas = beforeRefund > result.totalGasSpent ? beforeRefund : result.totalGasSpent
