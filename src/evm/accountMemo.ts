@@ -1,6 +1,7 @@
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, type Address, createAccountFromRLP } from '@ethereumjs/util'
 import { encodeAccount } from './accountCodec.js'
+import { AccountEntry } from './hexKeys.js'
 
 /*
  * MerkleStateManager's account cache holds each account as its RLP, so every
@@ -46,6 +47,8 @@ export function applyAccountMemo() {
     statePrototype.getAccount = async function (this: StatePrototype, address: Address) {
       const elem = this._caches?.account?.get(address)
       if (elem === undefined) return getAccount.call(this, address)
+      // A keyed cache's entry holds the fields themselves (hexKeys.ts).
+      if (elem instanceof AccountEntry) return elem.account()
       const rlp = elem.accountRLP
       if (rlp === undefined) return undefined
       let fields = fieldsOf.get(rlp)

@@ -14,6 +14,7 @@ import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
 import { fastCallTx1559 } from './callTx.js'
+import { hexOf } from './hexKeys.js'
 import { runReadOnlyTx } from './readOnlyTx.js'
 import type { EvmLog } from './types.js'
 
@@ -244,10 +245,11 @@ export type CallOutcome = {
 }
 
 export function toEvmLogs(logs: EVMResult['execResult']['logs']): EvmLog[] {
+  // hexOf: the same strings as bytesToHex, without a rope of two characters per byte for every topic.
   return (logs ?? []).map(([address, topics, data]) => ({
-    address: bytesToHex(address),
-    topics: topics.map((topic) => bytesToHex(topic)),
-    data: bytesToHex(data),
+    address: hexOf(address),
+    topics: topics.map((topic) => hexOf(topic)),
+    data: hexOf(data),
   }))
 }
 

@@ -1,5 +1,6 @@
 import { type Caches, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
 import { Account, type Address, createAccountFromRLP, equalsBytes } from '@ethereumjs/util'
+import { AccountEntry } from './hexKeys.js'
 
 /**
  * The state manager of a view's call VM: state at a fixed root that every
@@ -55,6 +56,7 @@ export class ViewStateManager extends MerkleStateManager {
    */
   override async getAccount(address: Address): Promise<Account | undefined> {
     const own = this.cached(address)
+    if (own instanceof AccountEntry) return own.account()
     if (own !== undefined) return own.accountRLP === undefined ? undefined : accountOf(own.accountRLP)
     let theirs = this.baseAccounts()?.get(address)
     if (theirs === undefined) {
@@ -65,6 +67,10 @@ export class ViewStateManager extends MerkleStateManager {
         return account
       }
     }
+    if (theirs instanceof AccountEntry) {
+      this._caches?.account?.put(address, theirs.account())
+      return theirs.account()
+    }
     const rlp = theirs.accountRLP
     // The cache stores `serialize()`'s bytes; these are the base's, already encoded and never changed in place.
     this._caches?.account?.put(address, rlp === undefined ? undefined : ({ serialize: () => rlp } as Account))
@@ -73,7 +79,9 @@ export class ViewStateManager extends MerkleStateManager {
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
     await super.putAccount(address, account)
-    const rlp = account === undefined ? undefined : this.cached(address)?.accountRLP
+    const entry = account === undefined ? undefined : this.cached(address)
+    // A keyed cache keeps the fields themselves (hexKeys.ts); the library's holds the RLP just encoded.
+    const rlp = entry === undefined || entry instanceof AccountEntry ? undefined : entry.accountRLP
     if (rlp !== undefined && account !== undefined) decoded.set(rlp, copyOf(account))
   }
 

@@ -2,6 +2,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { type VM, createVM } from '@ethereumjs/vm'
+import { KeyedAccountCache, KeyedCodeCache, KeyedStorageCache } from './hexKeys.js'
 import { installEngine, patchActive } from './patches/registry.js'
 import { packNodeStore } from './trieStorage.js'
 import { ViewStateManager } from './viewState.js'
@@ -37,9 +38,18 @@ export function blockchainOf(source: BlockSource) {
   return stub
 }
 
-/** Fresh read-through caches: a view's state is immutable, so caching every read is safe. */
-export const createCaches = () =>
-  new Caches({ account: { size: 50_000 }, code: { size: 5_000 }, storage: { size: 50_000 } })
+/**
+ * Fresh read-through caches: a view's state is immutable, so caching every read is safe. With the engine's
+ * patches, the caches key their entries by flat strings in Maps (hexKeys.ts).
+ */
+export function createCaches(): Caches {
+  const caches = new Caches({ account: { size: 50_000 }, code: { size: 5_000 }, storage: { size: 50_000 } })
+  if (!patchActive('keyed-caches')) return caches
+  caches.account = new KeyedAccountCache(caches.settings.account)
+  caches.code = new KeyedCodeCache(caches.settings.code)
+  caches.storage = new KeyedStorageCache(caches.settings.storage)
+  return caches
+}
 
 /**
  * A VM over the state at `root`, sharing the trie database of `base` (trie nodes

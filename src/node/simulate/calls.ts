@@ -1,6 +1,6 @@
 import type { Common, StateManagerInterface } from '../../evm/engine.js'
 import type { TypedTransaction } from '../../evm/engine.js'
-import { type Account, KECCAK256_NULL, createAddressFromString } from '../../evm/engine.js'
+import { type Account, type Address as EthAddress, KECCAK256_NULL, createAddressFromString } from '../../evm/engine.js'
 import type { Address, Hex } from 'viem'
 import { getAddress } from 'viem/utils'
 import { type CallRequest, classifyEngineError, createCallTx } from '../../evm/engine.js'
@@ -16,10 +16,13 @@ const blobGas = 131_072n
 export type PreparedCall = {
   tx: TypedTransaction
   from: Address
+  /** `from`, parsed once for the state reads that follow. */
+  sender: EthAddress
+  /** The sender's nonce and whether it has code, as read before the call (nothing changes them before it runs). */
+  stateNonce: bigint
+  senderHasCode: boolean
   /** Whether geth would skip fee checks and payment: no validation and no fee fields (vm.Config.NoBaseFee). */
   feeless: boolean
-  /** The sender's nonce and whether it has code, before the call (withoutEoaCheck and wrapNonce need no second read). */
-  sender: { nonce: bigint; isContract: boolean }
 }
 
 /** The block a call is prepared for: what the defaults and checks read. */
@@ -55,7 +58,8 @@ export async function prepareCall(call: CallRequest, ctx: CallContext): Promise<
   const chainId = ctx.common.chainId()
   if (call.chainId !== undefined && call.chainId !== chainId)
     throw new SimulateError(-32000, `chainId does not match node's (have=${call.chainId}, want=${chainId})`)
-  const account = await ctx.state.getAccount(createAddressFromString(from))
+  const sender = createAddressFromString(from)
+  const account = await ctx.state.getAccount(sender)
   const stateNonce = account?.nonce ?? 0n
   const nonce = call.nonce ?? stateNonce
 
@@ -115,12 +119,15 @@ export async function prepareCall(call: CallRequest, ctx: CallContext): Promise<
     tx = createCallTx(ctx.common, within, { nonce: within.nonce, gas: within.gas })
     if (liftGas) (tx as { gasLimit: bigint }).gasLimit = gas
     if (liftNonce) (tx as { nonce: bigint }).nonce = nonce
+    // Frozen once its fields are final, as the library freezes a transaction by default: it then keeps its data
+    // gas and hash (tx.cache) instead of counting the calldata again at each of runTx's several intrinsic-gas reads.
+    Object.freeze(tx)
   } catch (error) {
     const { reason, message } = classifyEngineError(error)
     if (reason === 'initcode-too-large') throw txError(-38025, `max initcode size exceeded: ${message}`, gas)
     throw txError(-32603, message, gas)
   }
-  return { tx, from, feeless, sender: { nonce: stateNonce, isContract: account?.isContract() ?? false } }
+  return { tx, from, sender, stateNonce, senderHasCode: account?.isContract() ?? false, feeless }
 }
 
 /** Maps an error the VM threw before executing (a refused transaction) to geth's code and words. */
@@ -140,9 +147,14 @@ export function vmError(error: unknown, gas: bigint): SimulateError {
  * back, the code the call runs) sees the real hash. `senderIsContract` is
  * what prepareCall read: nothing runs between the two.
  */
-export async function withoutEoaCheck<T>(state: StateManagerInterface, from: Address, senderIsContract: boolean, fn: () => Promise<T>): Promise<T> {
-  if (!senderIsContract) return fn()
-  const address = createAddressFromString(from)
+export async function withoutEoaCheck<T>(
+  state: StateManagerInterface,
+  address: EthAddress,
+  /** Whether the sender has code now (prepareCall read it): a sender without runs as it is. */
+  hasCode: boolean,
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (!hasCode) return fn()
   const original = state.getAccount
   let armed = true
   state.getAccount = async function (this: StateManagerInterface, target) {

@@ -5,7 +5,7 @@ import { BlockBuilder, type RunTxResult, type VM, runTx } from '../../evm/engine
 import type { Hex } from 'viem'
 import { bytesToHex, hexToBytes, keccak256 } from 'viem/utils'
 import type { DevnetConfig } from '../../config/schema.js'
-import { blockSize } from '../../evm/engine.js'
+import { blockSize, hexOf } from '../../evm/engine.js'
 import { type BlockEnv, blockFromEnv, toEvmLogs } from '../../evm/engine.js'
 import type { EvmLog, ExecutedTx } from '../../evm/types.js'
 import { type BlockSource, blockchainOf, createVmAt } from '../../evm/engine.js'
@@ -22,6 +22,7 @@ import { assemble, blobBaseFeeOf, withBlobBaseFee, wrapNonce } from './vmPatches
 import type { SimCallResult, SimLog, SimulatePayload, SimulatedBlock } from './types.js'
 
 const zero32 = `0x${'00'.repeat(32)}` as Hex
+const nonceWrapZone = (1n << 64n) - (1n << 53n)
 
 export type SimulateOptions = {
   /** The request-wide gas budget (geth's --rpc.gascap); 0 means unlimited. */
@@ -292,7 +293,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
       execBlock = feelessBlock
     }
     const execute = () =>
-      withoutEoaCheck(state, from, sender.isContract, () =>
+      withoutEoaCheck(state, sender, prepared.senderHasCode, () =>
         runTx(vm, {
           tx,
           block: execBlock,
@@ -318,14 +319,15 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
       if (error instanceof SimulateError) throw error
       throw vmError(error, tx.gasLimit)
     }
-    await wrapNonce(state, from, sender.nonce)
+    // Only a sender near 2^64-1 can pass it: each CREATE of the call adds one, and no call makes 2^53 of them.
+    if (prepared.stateNonce >= nonceWrapZone) await wrapNonce(state, sender)
     state.originalStorageCache.clear()
 
     const spent = result.totalGasSpent
     args.budget.remaining = args.budget.remaining > spent ? args.budget.remaining - spent : 0n
     // Without traceTransfers the call's logs are the receipt's, already converted.
     const receiptLogs = payload.traceTransfers ? undefined : logs
-    const executed = toExecutedTx(tx, bytesToHex(tx.hash()), from, result, gasUsed, execBlock.header.baseFeePerGas ?? 0n, receiptLogs)
+    const executed = toExecutedTx(tx, hexOf(tx.hash()), from, result, gasUsed, execBlock.header.baseFeePerGas ?? 0n, receiptLogs)
     gasUsed += spent
     blobGasUsed += result.blobGasUsed ?? 0n
     internals.transactions.push(tx)
@@ -348,19 +350,20 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
 /** The call result geth reports: status, return data, gas, logs (none when it failed), and the error. */
 function callResult(result: RunTxResult, tx: { gasLimit: bigint; getIntrinsicGas(): bigint }, logs: EvmLog[], nextIndex: () => number): SimCallResult {
   const exception = result.execResult.exceptionError
-  const returnData = bytesToHex(result.execResult.returnValue)
+  const returnData = hexOf(result.execResult.returnValue)
   // Gas before refunds (execution-apis #746): at least what was charged, which the EIP-7623 floor may have raised.
   const beforeRefund = tx.getIntrinsicGas() + result.execResult.executionGasUsed
   const maxUsedGas = beforeRefund > result.totalGasSpent ? beforeRefund : result.totalGasSpent
+  // Objects written out rather than spread: a literal that spreads another takes V8's slow copy path, per call and log.
   if (exception === undefined) {
-    const success = { returnData, gasUsed: result.totalGasSpent, maxUsedGas, status: 1 as const }
-    return { ...success, logs: logs.map((log): SimLog => ({ ...log, logIndex: nextIndex() })), error: undefined }
+    const simLogs = logs.map((log): SimLog => ({ address: log.address, topics: log.topics, data: log.data, logIndex: nextIndex() }))
+    return { returnData, gasUsed: result.totalGasSpent, maxUsedGas, status: 1, logs: simLogs, error: undefined }
   }
   // geth's ExecutionResult.Return() is empty for a failed call; revert data travels in the error only.
-  const base = { returnData: '0x' as Hex, gasUsed: result.totalGasSpent, maxUsedGas }
+  const failed = (error: SimCallResult['error']): SimCallResult => ({ returnData: '0x', gasUsed: result.totalGasSpent, maxUsedGas, status: 0, logs: [], error })
   if (exception.error === 'revert') {
     const reason = revertReason(returnData)
-    return { ...base, status: 0, logs: [], error: { code: 3, message: reason ? `execution reverted: ${reason}` : 'execution reverted', data: returnData } }
+    return failed({ code: 3, message: reason ? `execution reverted: ${reason}` : 'execution reverted', data: returnData })
   }
-  return { ...base, status: 0, logs: [], error: { code: -32015, message: exception.error } }
+  return failed({ code: -32015, message: exception.error })
 }

@@ -1,7 +1,7 @@
 import { type Block, Block as BlockClass } from '../../evm/engine.js'
 import type { MerkleStateManager } from '../../evm/engine.js'
 import type { TypedTransaction } from '../../evm/engine.js'
-import { KECCAK256_RLP, createAddressFromString } from '../../evm/engine.js'
+import { type Address as EthAddress, KECCAK256_RLP } from '../../evm/engine.js'
 import { type BlockBuilder, type RunTxResult, type VM, encodeReceipt } from '../../evm/engine.js'
 import { keccak256 } from 'viem/utils'
 import { sealBuiltBlock } from '../../evm/engine.js'
@@ -64,16 +64,8 @@ export function withBlobBaseFee(block: Block, override: bigint | undefined): Blo
  * geth keeps nonces in a uint64 that wraps; ethereumjs counts past 2^64 and
  * would then refuse the sender's next call. Without validation a call from a
  * sender at nonce 2^64-1 runs, and the next one sees nonce 0, as in geth.
- *
- * `nonceBefore` is the sender's nonce before the call: the call adds one to
- * it, and each EIP-7702 authorization the sender signed and each CREATE its
- * own (delegated) code runs one more, each paid with thousands of gas, so
- * fewer than 2^50 for any gas limit: below 2^63 nothing can have passed
- * 2^64 - 1, and the account is not read again.
  */
-export async function wrapNonce(state: MerkleStateManager, from: Hex, nonceBefore: bigint) {
-  if (nonceBefore < 1n << 63n) return
-  const address = createAddressFromString(from)
+export async function wrapNonce(state: MerkleStateManager, address: EthAddress) {
   const account = await state.getAccount(address)
   if (account === undefined || account.nonce <= maxUint64) return
   account.nonce &= maxUint64
