@@ -1,8 +1,8 @@
-import type { Dispatcher } from './dispatch.js'
+import { type Dispatcher, parseError } from './dispatch.js'
 import { q } from './format.js'
 
 /** The part of a dispatcher a transport uses. */
-export type Responder = Pick<Dispatcher, 'respond'>
+export type Responder = Pick<Dispatcher, 'respond' | 'respondText'>
 
 /**
  * What the HTTP server answers with while the node behind it is still being
@@ -28,15 +28,26 @@ export function createStartupDispatcher(chainId: bigint | undefined, ready: Prom
     (dispatcher) => (settled = dispatcher),
     () => new Promise<never>(() => {}),
   )
+  const respond = (payload: unknown) => {
+    if (settled) return settled.respond(payload)
+    const result = earlyResult(payload, early)
+    if (result !== undefined) {
+      const { id } = payload as { id: string | number | null }
+      return Promise.resolve(JSON.stringify({ jsonrpc: '2.0', id, result }))
+    }
+    return waiting.then((dispatcher) => dispatcher.respond(payload))
+  }
   return {
-    respond(payload) {
-      if (settled) return settled.respond(payload)
-      const result = earlyResult(payload, early)
-      if (result !== undefined) {
-        const { id } = payload as { id: string | number | null }
-        return Promise.resolve(JSON.stringify({ jsonrpc: '2.0', id, result }))
+    respond,
+    respondText(text) {
+      if (settled) return settled.respondText(text)
+      let payload: unknown
+      try {
+        payload = JSON.parse(text)
+      } catch {
+        return parseError
       }
-      return waiting.then((dispatcher) => dispatcher.respond(payload))
+      return respond(payload)
     },
   }
 }
