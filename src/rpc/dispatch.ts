@@ -127,13 +127,17 @@ export function createDispatcher(
 
   /*
    * Repeated state reads at `latest` or `pending` (methods with `readsState`), answered from the memo when the body
-   * is written the usual way (requestText.ts): no parse of the request, no handler, the reply written around the
-   * kept result. Those tags are never about a fork's upstream, so a miss runs the handler locally, in this turn,
-   * at the view the key names.
+   * is written the usual way (requestText.ts): no parse, no handler, the reply written around the kept result.
+   * Those tags are never about a fork's upstream, so a miss runs the handler locally, in this turn, at the view
+   * resolved here.
    */
   const memo = createAnswerMemo()
+  const resolve = (id: BlockId) => context.node.views.resolve(id)
   const fromMemo = (def: MethodDef, request: RequestText, text: string) => {
-    const reads = def.readsState!
+    const key = memo.key(request.method, request.params)
+    if (key === undefined) return undefined
+    const found = memo.get(key, resolve)
+    if (found !== undefined) return `{"jsonrpc":"2.0","id":${request.id},"result":${found}}`
     let params: unknown
     try {
       params = JSON.parse(request.params)
@@ -141,17 +145,15 @@ export function createDispatcher(
       return undefined
     }
     if (!Array.isArray(params)) return undefined
+    const reads = def.readsState!
     const block = params[reads.block]
     const id = block === undefined || block === 'latest' ? latest : block === 'pending' && reads.pending ? pending : undefined
     if (id === undefined) return undefined
-    const key = memo.key(context.node.views.resolve(id), request.method, request.params)
-    if (key === undefined) return undefined
-    const found = memo.get(key)
-    if (found !== undefined) return `{"jsonrpc":"2.0","id":${request.id},"result":${found}}`
+    const view = memo.at(resolve(id))
     return one(JSON.parse(text), true).then((response) => {
       if (response === undefined || !('result' in response)) return JSON.stringify(response)
       const result = JSON.stringify(response.result)
-      memo.keep(key, result)
+      memo.keep(key, id, view, result)
       return `{"jsonrpc":"2.0","id":${request.id},"result":${result}}`
     })
   }
