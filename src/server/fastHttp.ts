@@ -129,7 +129,8 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
   let waiting = false
   let ended = false
   let handedOff = false
-  // The request partly received: when its first byte was read, and the timer that checks on it.
+  // A request partly received, when its first byte was read, and the timer that checks on it.
+  let partial = false
   let started = 0
   let deadline: NodeJS.Timeout | undefined
   // The last head taken and its body length: a client sends the same head again and again (the length changes
@@ -165,15 +166,15 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
   socket.on('timeout', onTimeout)
   socket.setTimeout(options.keepAliveSeconds * 1000)
 
+  // A request whose bytes came in pieces (a head and body written apart) only notes its start: the timer, once
+  // armed, checks on whichever request is partial when it fires and is not re-armed per request.
   const stopDeadline = () => {
-    if (deadline === undefined) return
-    clearTimeout(deadline)
-    deadline = undefined
+    partial = false
   }
   // The head must be whole headersTimeoutMs after the request's first byte, the body requestTimeoutMs after it.
   const checkDeadline = () => {
     deadline = undefined
-    if (busy || total === 0 || socket.destroyed) return
+    if (!partial || busy || socket.destroyed) return
     const limit = bodyStart < 0 ? options.headersTimeoutMs : options.requestTimeoutMs
     const left = started + limit - Date.now()
     if (left > 0) {
@@ -186,14 +187,16 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
     socket.end(requestTimeoutResponse, () => socket.destroy())
   }
   const startDeadline = () => {
-    if (deadline !== undefined) return
+    if (partial) return
+    partial = true
     started = Date.now()
-    deadline = setTimeout(checkDeadline, Math.min(options.headersTimeoutMs, options.requestTimeoutMs)).unref()
+    deadline ??= setTimeout(checkDeadline, Math.min(options.headersTimeoutMs, options.requestTimeoutMs)).unref()
   }
 
   const handOff = () => {
     handedOff = true
     stopDeadline()
+    clearTimeout(deadline)
     socket.off('data', onData)
     socket.off('end', onEnd)
     socket.off('error', onError)

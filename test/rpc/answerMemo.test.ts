@@ -39,7 +39,13 @@ async function same(reads: [string, unknown[]][]) {
   return answers
 }
 
+// balanceOf(a1) on the payment token: as is, with an unknown selector (a revert, never kept), with a state override.
+const balanceOf = () => ({ to: devnet.config.token.address, data: `0x70a08231${a1.slice(2).toLowerCase().padStart(64, '0')}` })
 const reads = (): [string, unknown[]][] => [
+  ['eth_call', [balanceOf(), 'latest']],
+  ['eth_call', [balanceOf(), 'pending']],
+  ['eth_call', [{ ...balanceOf(), data: '0x12345678' }, 'latest']],
+  ['eth_call', [balanceOf(), 'latest', { [a0]: { balance: '0x1' } }]],
   ['eth_getBalance', [a1, 'latest']],
   ['eth_getBalance', [a1]],
   ['eth_getBalance', [a1, 'pending']],
@@ -67,6 +73,9 @@ describe('answer memo', () => {
 
     await request('anvil_setBalance', [a1, '0x1234'])
     expect([await balance('latest'), await balance('pending')]).toEqual(['0x1234', '0x1234'])
+    await same(reads())
+    await request('devnet_setTokenBalance', [a1, '0x5f5e100'])
+    expect(BigInt(JSON.parse((await viaText('eth_call', [balanceOf(), 'latest']))!).result)).toBe(100_000_000n)
     await same(reads())
 
     // A send: the pending nonce counts it at once (the pool), pending balances after the pre-confirmation.
