@@ -138,19 +138,21 @@ export function createDispatcher(
     if (key === undefined) return undefined
     const found = memo.get(key, resolve)
     if (found !== undefined) return `{"jsonrpc":"2.0","id":${request.id},"result":${found}}`
-    let params: unknown
+    // Parsed whole once: a body that is not JSON gets its -32700 from the ordinary path.
+    let payload: { params: unknown }
     try {
-      params = JSON.parse(request.params)
+      payload = JSON.parse(text)
     } catch {
       return undefined
     }
+    const params = payload.params
     if (!Array.isArray(params)) return undefined
     const reads = def.readsState!
     const block = params[reads.block]
     const id = block === undefined || block === 'latest' ? latest : block === 'pending' && reads.pending ? pending : undefined
     if (id === undefined) return undefined
     const view = memo.at(resolve(id))
-    return one(JSON.parse(text), true).then((response) => {
+    return one(payload, true).then((response) => {
       if (response === undefined || !('result' in response)) return JSON.stringify(response)
       const result = JSON.stringify(response.result)
       memo.keep(key, id, view, result)
