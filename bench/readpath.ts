@@ -6,8 +6,8 @@
  * flight, each request sent the way the harness sends it (node:http,
  * keep-alive agent, a fresh id per request, the body JSON-parsed). Besides
  * req/s it prints the server's CPU time per request (user + system of the
- * server process, from /proc), the figure that stays meaningful on a shared
- * machine.
+ * server process, from /proc, split in user and system time), the figure that
+ * stays meaningful on a shared machine.
  *
  *   npx tsx bench/readpath.ts                 # spawns `devnet start --mining auto` from src/
  *   npx tsx bench/readpath.ts --prof DIR      # the same, the server under node --cpu-prof (profile in DIR)
@@ -61,10 +61,10 @@ function makeRpc(url: URL) {
   }
 }
 
-/** CPU time (user + system, ms) the process `pid` has used so far, from /proc (Linux). */
-function cpuMs(pid: number): number {
+/** CPU time (user and system, ms) the process `pid` has used so far, from /proc (Linux). */
+function cpuMs(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  return { user: (Number(fields[11]) * 1000) / 100, system: (Number(fields[12]) * 1000) / 100 }
 }
 
 const startServer = () => startSourceDevnet({ src: option('--src'), prof: option('--prof') })
@@ -85,9 +85,15 @@ async function loop(pid: number, concurrency: number, fn: () => Promise<unknown>
     }),
   )
   const elapsed = (performance.now() - t0) / 1000
-  const cpu = cpuMs(pid) - cpu0
+  const cpu1 = cpuMs(pid)
+  const us = (ms: number) => (ms * 1000) / lat.length
   lat.sort((a, b) => a - b)
-  return { rps: Math.round(lat.length / elapsed), p50: lat[lat.length >> 1]!, cpuUs: (cpu * 1000) / lat.length }
+  return {
+    rps: Math.round(lat.length / elapsed),
+    p50: lat[lat.length >> 1]!,
+    userUs: us(cpu1.user - cpu0.user),
+    systemUs: us(cpu1.system - cpu0.system),
+  }
 }
 
 async function main() {
@@ -137,7 +143,7 @@ async function main() {
       for (const [name, n, fn] of rows) {
         if (only && !only.includes(name)) continue
         const m = await loop(pid, n, fn)
-        console.log(`${name.padEnd(7)} ${String(m.rps).padStart(6)} req/s  p50 ${m.p50.toFixed(3)} ms  server cpu ${m.cpuUs.toFixed(1)} µs/req`)
+        console.log(`${name.padEnd(7)} ${String(m.rps).padStart(6)} req/s  p50 ${m.p50.toFixed(3)} ms  server cpu ${(m.userUs + m.systemUs).toFixed(1)} µs/req (user ${m.userUs.toFixed(1)}, system ${m.systemUs.toFixed(1)})`)
       }
   } finally {
     await stop()

@@ -1,5 +1,6 @@
 import type { Hex } from 'viem'
 import type { CallRequest } from '../evm/execute.js'
+import { createSeenKeys } from './seenKeys.js'
 import type { View } from './views.js'
 
 /** What eth_call answers from one run: the return data, or the revert / VM error it throws. */
@@ -60,22 +61,8 @@ export function createCallMemo(limits: CallMemoLimits = defaultLimits) {
   // What an entry holds: its key, its return data (hex characters) and some overhead.
   const size = (key: string, value: MemoizedCall) => key.length + value.returnData.length + 64
 
-  /*
-   * Keys run once before, as 32-bit hashes in a fixed table (a slot per hash, the last one wins). A result is
-   * kept from the second run of its call on: a call asked once (a balanceOf of each holder in turn) would only
-   * hold memory until evicted, and each kept entry outlived the young generation, so every miss paid its copy
-   * into the old one and its collection there (~15 % of such an eth_call's CPU). A collision or an overwritten
-   * slot only delays keeping by a run; an answer never depends on the table.
-   */
-  const seen = new Int32Array(seenSlots(limits.entries))
-  const mask = seen.length - 1
-  const seenBefore = (key: string) => {
-    const hash = fnv1a(key)
-    const slot = hash & mask
-    if (seen[slot] === hash) return true
-    seen[slot] = hash
-    return false
-  }
+  // A result is kept from the second run of its call on (seenKeys.ts).
+  const seenBefore = createSeenKeys(limits.entries)
 
   const evict = () => {
     while (entries.size > limits.entries || bytes > limits.bytes) {
@@ -126,13 +113,3 @@ export function createCallMemo(limits: CallMemoLimits = defaultLimits) {
 }
 
 export type CallMemo = ReturnType<typeof createCallMemo>
-
-/** Twice the entries, a power of two: most keys run once recently keep their slot until their second run. */
-const seenSlots = (entries: number) => 1 << Math.max(4, Math.ceil(Math.log2(Math.max(1, entries) * 2)))
-
-/** FNV-1a over the key's UTF-16 code units, as a signed 32-bit integer (what an Int32Array holds). */
-function fnv1a(key: string): number {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193)
-  return hash | 0
-}

@@ -16,6 +16,15 @@ export type MethodContext = {
 export type MethodDef = {
   method: string
   call(context: MethodContext, params: unknown): Promise<unknown> | unknown
+  /**
+   * Set on a state read whose answer is a function of its params and of the
+   * state at its block parameter alone (at index `block`): the dispatcher
+   * may answer a repeat at `latest` (or the parameter left out), and at
+   * `pending` when `pending` is set, from its memo (answerMemo.ts). The
+   * handler must resolve its block before its first await: the memo keys
+   * the answer by the view resolved just before the call.
+   */
+  readsState?: { block: number; pending: boolean } | undefined
 }
 
 /**
@@ -27,11 +36,13 @@ export function defineMethod<const T extends unknown[]>(def: {
   params: { [K in keyof T]: (value: unknown) => T[K] }
   required?: number
   handler: (context: MethodContext, params: T) => Promise<unknown> | unknown
+  readsState?: MethodDef['readsState']
 }): MethodDef {
   const required = def.required ?? def.params.length
   return {
     method: def.method,
     call: (context, params) => def.handler(context, decodeParams<T>(params, def.params, required)),
+    ...(def.readsState ? { readsState: def.readsState } : {}),
   }
 }
 

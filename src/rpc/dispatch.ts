@@ -1,7 +1,11 @@
 import type { Node } from '../node/node.js'
+import type { BlockId } from '../node/views.js'
+import { createAnswerMemo } from './answerMemo.js'
 import { InvalidRequestError, MethodNotFoundError } from './errors.js'
 import type { MethodContext, MethodDef } from './defineMethod.js'
 import { routeToUpstream } from './forkRoute.js'
+import { type RequestText, splitRequest } from './requestText.js'
+import { parseError } from './parseError.js'
 import { toRpcError } from './toRpcError.js'
 
 export type JsonRpcResponse =
@@ -13,6 +17,11 @@ export type Dispatcher = {
   handle(payload: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>
   /** `handle`, serialized for a transport; a batch's replies stop growing past `batchResponseLimit` bytes. */
   respond(payload: unknown): Promise<string | undefined>
+  /**
+   * `respond` for a request body's text (-32700 when it is not JSON); at
+   * once, without a promise, when the answer is in the memo.
+   */
+  respondText(text: string): string | undefined | Promise<string | undefined>
   /** Calls one method directly (EIP-1193 `request`). */
   call(method: string, params: unknown): Promise<unknown>
   methods: Map<string, MethodDef>
@@ -22,6 +31,9 @@ const validId = (id: unknown) => id === null || typeof id === 'string' || (typeo
 
 /** geth's code for a batch reply cut at the response size limit. */
 const responseTooLarge = -32003
+
+const latest: BlockId = { tag: 'latest' }
+const pending: BlockId = { tag: 'pending' }
 
 export type DispatcherOptions = {
   debug: boolean
@@ -82,7 +94,8 @@ export function createDispatcher(
     return routed.routed ? routed.result : callLocal(method, params)
   }
 
-  const one = async (request: unknown): Promise<JsonRpcResponse | undefined> => {
+  // `local`: the request is known to stay local on a fork (and so runs its handler in this turn).
+  const one = async (request: unknown, local = false): Promise<JsonRpcResponse | undefined> => {
     if (typeof request !== 'object' || request === null || Array.isArray(request))
       return { jsonrpc: '2.0', id: null, error: new InvalidRequestError().toErrorObject() }
     const r = request as { jsonrpc?: unknown; method?: unknown; params?: unknown; id?: unknown }
@@ -91,7 +104,7 @@ export function createDispatcher(
     if (r.jsonrpc !== '2.0' || typeof r.method !== 'string' || (!isNotification && !validId(r.id)))
       return { jsonrpc: '2.0', id, error: new InvalidRequestError().toErrorObject() }
     try {
-      const result = await call(r.method, r.params)
+      const result = await (local ? callLocal : call)(r.method, r.params)
       if (isNotification) return undefined
       return { jsonrpc: '2.0', id, result: result === undefined ? null : result }
     } catch (error) {
@@ -105,32 +118,84 @@ export function createDispatcher(
       if (payload.length === 0)
         return { jsonrpc: '2.0', id: null, error: new InvalidRequestError('empty batch').toErrorObject() } as const
       if (payload.length > batchLimit) return batchTooLarge(payload, batchLimit)
-      const responses = (await Promise.all(payload.map(one))).filter((r): r is JsonRpcResponse => r !== undefined)
+      const responses = (await Promise.all(payload.map((r) => one(r)))).filter((r): r is JsonRpcResponse => r !== undefined)
       return responses.length > 0 ? responses : undefined
     }
     return one(payload)
+  }
+
+  /*
+   * Repeated state reads at `latest` or `pending` (methods with `readsState`), answered from the memo when the body
+   * is written the usual way (requestText.ts): no parse, no handler, the reply written around the kept result.
+   * Those tags are never about a fork's upstream, so a miss runs the handler locally, in this turn, at the view
+   * resolved here.
+   */
+  const memo = createAnswerMemo()
+  const resolve = (id: BlockId) => context.node.views.resolve(id)
+  const fromMemo = (def: MethodDef, request: RequestText, text: string) => {
+    const key = memo.key(request.method, request.params)
+    if (key === undefined) return undefined
+    const found = memo.get(key, resolve)
+    if (found !== undefined) return `{"jsonrpc":"2.0","id":${request.id},"result":${found}}`
+    // Parsed whole once: a body that is not JSON gets its -32700 from the ordinary path.
+    let payload: { params: unknown }
+    try {
+      payload = JSON.parse(text)
+    } catch {
+      return undefined
+    }
+    const params = payload.params
+    if (!Array.isArray(params)) return undefined
+    const reads = def.readsState!
+    const block = params[reads.block]
+    const id = block === undefined || block === 'latest' ? latest : block === 'pending' && reads.pending ? pending : undefined
+    if (id === undefined) return undefined
+    const view = memo.at(resolve(id))
+    return one(payload, true).then((response) => {
+      if (response === undefined || !('result' in response)) return JSON.stringify(response)
+      const result = JSON.stringify(response.result)
+      memo.keep(key, id, view, result)
+      return `{"jsonrpc":"2.0","id":${request.id},"result":${result}}`
+    })
+  }
+
+  const respond = async (payload: unknown) => {
+    const response = await handle(payload)
+    if (response === undefined) return undefined
+    if (!Array.isArray(response) || response.length < 2) return JSON.stringify(response)
+    // Each reply is serialized once; past the limit the rest are replaced, as geth's BatchResponseMaxSize does.
+    // (The calls have run by then: a batch runs its items concurrently.)
+    let size = 0
+    const parts = response.map((r) => {
+      const text =
+        size > batchResponseLimit
+          ? JSON.stringify({ jsonrpc: '2.0', id: r.id, error: { code: responseTooLarge, message: 'response too large' } })
+          : JSON.stringify(r)
+      size += text.length + 1
+      return text
+    })
+    return `[${parts.join(',')}]`
   }
 
   return {
     methods: table,
     call,
     handle,
-    async respond(payload) {
-      const response = await handle(payload)
-      if (response === undefined) return undefined
-      if (!Array.isArray(response) || response.length < 2) return JSON.stringify(response)
-      // Each reply is serialized once; past the limit the rest are replaced, as geth's BatchResponseMaxSize does.
-      // (The calls have run by then: a batch runs its items concurrently.)
-      let size = 0
-      const parts = response.map((r) => {
-        const text =
-          size > batchResponseLimit
-            ? JSON.stringify({ jsonrpc: '2.0', id: r.id, error: { code: responseTooLarge, message: 'response too large' } })
-            : JSON.stringify(r)
-        size += text.length + 1
-        return text
-      })
-      return `[${parts.join(',')}]`
+    respond,
+    respondText(text) {
+      const request = splitRequest(text)
+      const def = request && table.get(request.method)
+      if (def?.readsState) {
+        const answered = fromMemo(def, request!, text)
+        if (answered !== undefined) return answered
+      }
+      let payload: unknown
+      try {
+        payload = JSON.parse(text)
+      } catch {
+        return parseError
+      }
+      return respond(payload)
     },
   }
 }

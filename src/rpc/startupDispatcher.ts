@@ -1,8 +1,9 @@
 import type { Dispatcher } from './dispatch.js'
+import { parseError } from './parseError.js'
 import { q } from './format.js'
 
 /** The part of a dispatcher a transport uses. */
-export type Responder = Pick<Dispatcher, 'respond'>
+export type Responder = Pick<Dispatcher, 'respond' | 'respondText'>
 
 /**
  * What the HTTP server answers with while the node behind it is still being
@@ -36,17 +37,28 @@ export function createStartupDispatcher(chainId: bigint | Promise<bigint> | unde
     (dispatcher) => (settled = dispatcher),
     () => new Promise<never>(() => {}),
   )
+  const respond = (payload: unknown) => {
+    if (settled) return settled.respond(payload)
+    const answer = (result: string) => JSON.stringify({ jsonrpc: '2.0', id: (payload as { id: string | number | null }).id, result })
+    const result = earlyResult(payload, early)
+    if (result !== undefined) return Promise.resolve(answer(result))
+    const node = waiting.then((dispatcher) => dispatcher.respond(payload))
+    // Asked before the chain id is learnt: answered when it is, or by the node if that comes first.
+    if (learnt && earlyResult(payload, identity) !== undefined)
+      return Promise.race([learnt.then(() => answer(earlyResult(payload, early)!)), node])
+    return node
+  }
   return {
-    respond(payload) {
-      if (settled) return settled.respond(payload)
-      const answer = (result: string) => JSON.stringify({ jsonrpc: '2.0', id: (payload as { id: string | number | null }).id, result })
-      const result = earlyResult(payload, early)
-      if (result !== undefined) return Promise.resolve(answer(result))
-      const node = waiting.then((dispatcher) => dispatcher.respond(payload))
-      // Asked before the chain id is learnt: answered when it is, or by the node if that comes first.
-      if (learnt && earlyResult(payload, identity) !== undefined)
-        return Promise.race([learnt.then(() => answer(earlyResult(payload, early)!)), node])
-      return node
+    respond,
+    respondText(text) {
+      if (settled) return settled.respondText(text)
+      let payload: unknown
+      try {
+        payload = JSON.parse(text)
+      } catch {
+        return parseError
+      }
+      return respond(payload)
     },
   }
 }

@@ -4,34 +4,28 @@ import type { Socket } from 'node:net'
 export type PostAnswer = { status: number; body: string | undefined }
 
 export type FastPathOptions = {
-  /** Answers the body of a POST / (the same function node:http's listener uses). */
-  answer(text: string): Promise<PostAnswer>
+  /** Answers the body of a POST / (the same function node:http's listener uses); at once when it can. */
+  answer(text: string): PostAnswer | Promise<PostAnswer>
   /** Largest body the fast path takes; a larger one goes to node:http, which answers 413. */
   bodyLimit: number
   /** Header lines every response carries besides the fixed ones (CORS), each ending in CRLF. */
   extraHeaders: string
   /** Seconds an idle connection is kept (node:http's keepAliveTimeout). */
   keepAliveSeconds: number
+  /** Milliseconds a request's head may take from its first byte (node:http's headersTimeout). */
+  headersTimeoutMs: number
+  /** Milliseconds a whole request may take from its first byte (node:http's requestTimeout). */
+  requestTimeoutMs: number
   /** Gives the connection to node:http, with the bytes read so far put back: anything the fast path does not take. */
   handOff(socket: Socket, unread: Buffer | undefined): void
 }
 
 const reasons: Record<number, string> = { 200: 'OK', 204: 'No Content', 500: 'Internal Server Error' }
+/** node:http's default --max-http-header-size: a longer head goes to node:http, which answers 431. */
 const maxHeaderBytes = 16 * 1024
+/** What node:http writes before closing a connection whose request did not arrive in time. */
+const requestTimeoutResponse = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n'
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-
-let dateSecond = -1
-let dateText = ''
-/** The Date header value, formatted once a second as node:http does. */
-const httpDate = () => {
-  const now = Date.now()
-  const second = Math.floor(now / 1000)
-  if (second !== dateSecond) {
-    dateSecond = second
-    dateText = new Date(second * 1000).toUTCString()
-  }
-  return dateText
-}
 
 /**
  * The head of one request the fast path takes, or undefined: `POST /
@@ -76,34 +70,74 @@ export function parseHead(head: string, bodyLimit: number): { length: number } |
   return { length }
 }
 
-/** The whole response: status line, headers and body, written in one call. */
-function response(status: number, body: string | undefined, options: FastPathOptions): string {
-  const head = `HTTP/1.1 ${status} ${reasons[status] ?? ''}\r\n${options.extraHeaders}`
-  const keep = `Date: ${httpDate()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${options.keepAliveSeconds}\r\n\r\n`
-  if (body === undefined) return head + keep
-  return `${head}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${keep}${body}`
+/**
+ * Writes whole responses (status line, headers and body) as one string: the
+ * part before the length is built once per connection, the part after it
+ * once a second (the Date).
+ */
+function responses(options: FastPathOptions) {
+  const prefix = (status: number) => `HTTP/1.1 ${status} ${reasons[status] ?? ''}\r\n${options.extraHeaders}`
+  const json = `${prefix(200)}Content-Type: application/json\r\nContent-Length: `
+  let second = -1
+  let tail = ''
+  const keepAlive = () => {
+    const now = Math.floor(Date.now() / 1000)
+    if (now !== second) {
+      second = now
+      tail = `\r\nDate: ${new Date(now * 1000).toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${options.keepAliveSeconds}\r\n\r\n`
+    }
+    return tail
+  }
+  return (status: number, body: string | undefined): string => {
+    // The tail starts with the CRLF that ends Content-Length; without a body there is none to end.
+    if (body === undefined) return prefix(status) + keepAlive().slice(2)
+    const head = status === 200 ? json : `${prefix(status)}Content-Type: application/json\r\nContent-Length: `
+    return `${head}${Buffer.byteLength(body)}${keepAlive()}${body}`
+  }
 }
 
 /**
  * Serves JSON-RPC POSTs on one connection without node:http's request and
  * response objects, which cost as much again as the whole of an
  * eth_getBalance: the head is read from the bytes, the body handed to
- * `answer`, and the response written as one string. Requests are answered
- * one after another, in order (pipelined ones wait their turn). The first
- * request the fast path does not take, and the rest of the connection with
- * it, goes to node:http (`handOff`), so every other case keeps node:http's
- * behaviour. The socket must allow half-open connections (as node:http's
- * do): a client that ends its side after sending still gets its answer.
+ * `answer`, and the response written as one string (at once, in the same
+ * turn, when `answer` has it at once). Requests are answered one after
+ * another, in order (pipelined ones wait their turn). The first request the
+ * fast path does not take, and the rest of the connection with it, goes to
+ * node:http (`handOff`), so every other case keeps node:http's behaviour. The
+ * socket must allow half-open connections (as node:http's do): a client that
+ * ends its side after sending still gets its answer.
+ *
+ * The limits are node:http's: a request whose head has not arrived
+ * `headersTimeoutMs` after its first byte, or whose body has not arrived
+ * `requestTimeoutMs` after it, gets 408 and the connection is closed (a
+ * client trickling bytes keeps no connection forever); an idle connection
+ * closes after the keep-alive time; a head over 16 KiB or a body over the
+ * limit goes to node:http (431, 413). A client that sends while its answer
+ * is being computed is read no further past one request's worth of bytes.
  */
 export function serveFast(socket: Socket, options: FastPathOptions) {
+  const respond = responses(options)
   // Unread bytes as they arrived: a large body is joined once, when whole, not once per chunk.
   let chunks: Buffer[] = []
   let total = 0
-  // The request whose head is read: where its body starts and ends.
-  let body: { start: number; end: number } | undefined
+  // The request whose head is read: where its body starts and ends (-1: no head read yet).
+  let bodyStart = -1
+  let bodyEnd = 0
+  // An answer is being computed; the socket's buffer is full.
   let busy = false
+  let waiting = false
   let ended = false
   let handedOff = false
+  // A request partly received, when its first byte was read, and the timer that checks on it.
+  let partial = false
+  let started = 0
+  let deadline: NodeJS.Timeout | undefined
+  // The last head taken and its body length: a client sends the same head again and again (the length changes
+  // only with the body's), and comparing bytes costs a tenth of reading the head again.
+  let lastHead: Buffer | undefined
+  let lastLength = 0
+  const bufferLimit = maxHeaderBytes + options.bodyLimit
 
   const joined = () => {
     if (chunks.length > 1) chunks = [Buffer.concat(chunks, total)]
@@ -112,24 +146,57 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
   const onData = (chunk: Buffer) => {
     chunks.push(chunk)
     total += chunk.length
-    if (!busy) next()
+    if (!busy && !waiting) next()
+    else if (total > bufferLimit) socket.pause()
   }
   const onEnd = () => {
     ended = true
-    if (!busy) socket.end()
+    if (!busy && !waiting) next()
   }
-  // Idle only between requests: a call that runs longer than the keep-alive time is not cut.
-  const idle = () => socket.setTimeout(options.keepAliveSeconds * 1000)
-  const onTimeout = () => socket.destroy()
+  // One timer for the connection's life, pushed back by node on every read and write: no timer work per request.
+  // It closes the connection only when idle, so a call that runs longer than the keep-alive time is not cut, and
+  // a request in progress is `deadline`'s.
+  const onTimeout = () => {
+    if (!busy && total === 0) socket.destroy()
+  }
   const onError = () => socket.destroy()
   socket.on('data', onData)
   socket.on('end', onEnd)
   socket.on('error', onError)
   socket.on('timeout', onTimeout)
-  idle()
+  socket.setTimeout(options.keepAliveSeconds * 1000)
+
+  // A request whose bytes came in pieces (a head and body written apart) only notes its start: the timer, once
+  // armed, checks on whichever request is partial when it fires and is not re-armed per request.
+  const stopDeadline = () => {
+    partial = false
+  }
+  // The head must be whole headersTimeoutMs after the request's first byte, the body requestTimeoutMs after it.
+  const checkDeadline = () => {
+    deadline = undefined
+    if (!partial || busy || socket.destroyed) return
+    const limit = bodyStart < 0 ? options.headersTimeoutMs : options.requestTimeoutMs
+    const left = started + limit - Date.now()
+    if (left > 0) {
+      deadline = setTimeout(checkDeadline, left).unref()
+      return
+    }
+    chunks = []
+    total = 0
+    socket.off('data', onData)
+    socket.end(requestTimeoutResponse, () => socket.destroy())
+  }
+  const startDeadline = () => {
+    if (partial) return
+    partial = true
+    started = Date.now()
+    deadline ??= setTimeout(checkDeadline, Math.min(options.headersTimeoutMs, options.requestTimeoutMs)).unref()
+  }
 
   const handOff = () => {
     handedOff = true
+    stopDeadline()
+    clearTimeout(deadline)
     socket.off('data', onData)
     socket.off('end', onEnd)
     socket.off('error', onError)
@@ -141,53 +208,70 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
     options.handOff(socket, unread)
   }
 
-  const finish = (status: number, text: string | undefined) => {
+  // Writes an answer; false when the socket's buffer is full: a client that sends without reading its answers is
+  // read no further until it catches up.
+  const send = (answer: PostAnswer) => {
+    if (socket.write(respond(answer.status, answer.body))) return true
+    waiting = true
+    socket.pause()
+    socket.once('drain', () => {
+      waiting = false
+      next()
+    })
+    return false
+  }
+  const finish = (answer: PostAnswer) => {
     busy = false
     if (socket.destroyed) return
-    const flushed = socket.write(response(status, text, options))
-    idle()
-    if (ended) {
-      // The client has sent all it will: answer what is complete, then close our side.
-      next()
-      if (!busy && !handedOff) socket.end()
-      return
-    }
-    // A client that sends without reading its answers is read no further until it catches up.
-    if (!flushed) {
-      socket.pause()
-      socket.once('drain', () => {
-        socket.resume()
-        if (!busy) next()
-      })
-    } else next()
+    if (send(answer)) next()
   }
+  const fail = () => socket.destroy()
 
-  // Takes the next complete request in the buffer, if any.
-  const next = () => {
-    if (total === 0 || socket.destroyed) return
-    if (body === undefined) {
+  // Answers the complete requests in the buffer, in order; a loop, not recursion, for answers that come at once.
+  const take = () => {
+    while (total > 0 && !busy && !waiting && !socket.destroyed) {
+      if (bodyStart < 0) {
+        const bytes = joined()
+        const end = bytes.indexOf('\r\n\r\n')
+        if (end < 0) {
+          if (total > maxHeaderBytes) handOff()
+          else startDeadline()
+          return
+        }
+        let length = lastLength
+        if (lastHead === undefined || lastHead.length !== end || bytes.compare(lastHead, 0, end, 0, end) !== 0) {
+          const head = parseHead(bytes.toString('latin1', 0, end), options.bodyLimit)
+          if (!head) return handOff()
+          lastHead = Buffer.from(bytes.subarray(0, end))
+          length = lastLength = head.length
+        }
+        bodyStart = end + 4
+        bodyEnd = bodyStart + length
+      }
+      if (total < bodyEnd) return startDeadline()
+      stopDeadline()
       const bytes = joined()
-      const end = bytes.indexOf('\r\n\r\n')
-      if (end < 0) {
-        if (total > maxHeaderBytes) handOff()
+      const text = bytes.toString('utf8', bodyStart, bodyEnd)
+      if (bodyEnd === total) chunks.length = 0
+      else chunks = [bytes.subarray(bodyEnd)]
+      total -= bodyEnd
+      bodyStart = -1
+      const answer = options.answer(text)
+      if (answer instanceof Promise) {
+        busy = true
+        answer.then(finish, fail)
         return
       }
-      const head = parseHead(bytes.toString('latin1', 0, end), options.bodyLimit)
-      if (!head) return handOff()
-      body = { start: end + 4, end: end + 4 + head.length }
+      if (!send(answer)) return
     }
-    if (total < body.end) return
-    const bytes = joined()
-    const text = bytes.toString('utf8', body.start, body.end)
-    const rest = bytes.subarray(body.end)
-    chunks = rest.length > 0 ? [rest] : []
-    total = rest.length
-    body = undefined
-    busy = true
-    socket.setTimeout(0)
-    options.answer(text).then(
-      (answer) => finish(answer.status, answer.body),
-      () => socket.destroy(),
-    )
+  }
+  const next = () => {
+    take()
+    if (busy || waiting || handedOff || socket.destroyed) return
+    // The client has sent all it will: what was complete is answered; close our side.
+    if (ended) {
+      stopDeadline()
+      socket.end()
+    } else if (socket.isPaused()) socket.resume()
   }
 }

@@ -17,7 +17,6 @@ export type StaticResponse = { status: number; type: string; body: string; heade
 /** Answers a GET for `path`, or undefined to let the transport answer as it does without them. */
 export type StaticRoutes = (path: string, acceptsHtml: boolean) => Promise<StaticResponse | undefined>
 
-const parseError = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}'
 const internalError = '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}'
 const info = JSON.stringify({ name: 'devnet', jsonrpc: 'POST / with a JSON-RPC 2.0 body' })
 
@@ -32,6 +31,14 @@ export type HttpApp = http.RequestListener & { fast?: Pick<FastPathOptions, 'ans
 
 /** Seconds an idle kept-alive connection stays open, on the fast path and in node:http (its keepAliveTimeout). */
 const keepAliveSeconds = 65
+
+/**
+ * How long a client may take to send a request, on the fast path and in
+ * node:http alike: node:http's defaults (60 s for the head, 300 s for the
+ * whole request, checked every 30 s there), smaller in tests.
+ */
+export type RequestTimeouts = { headersMs: number; requestMs: number; checkEveryMs: number }
+const defaultTimeouts: RequestTimeouts = { headersMs: 60_000, requestMs: 300_000, checkEveryMs: 30_000 }
 
 /**
  * HTTP transport: POST / with a JSON-RPC body. Knows nothing about Ethereum;
@@ -50,7 +57,7 @@ const keepAliveSeconds = 65
  * that does not ask for HTML (curl, a health check) keeps its JSON answer.
  */
 export function createHttpApp(
-  dispatcher: Pick<Dispatcher, 'respond'>,
+  dispatcher: Pick<Dispatcher, 'respondText'>,
   options: ServerOptions,
   routes?: StaticRoutes | undefined,
 ): HttpApp {
@@ -79,21 +86,24 @@ export function createHttpApp(
     return true
   }
 
-  /** The answer to a POST body: a parse error, the dispatcher's reply, 204 for notifications only, or 500 for a bug. */
-  const answerText = async (text: string): Promise<PostAnswer> => {
-    let payload: unknown
+  const reply = (body: string | undefined): PostAnswer => (body === undefined ? { status: 204, body: undefined } : { status: 200, body })
+  // The dispatcher turns every method error into a response; this is a bug, never the client's fault.
+  const bug = (error: unknown): PostAnswer => {
+    console.error('devnet: internal error:', error)
+    return { status: 500, body: internalError }
+  }
+  /**
+   * The answer to a POST body: the dispatcher's reply (a parse error
+   * included), 204 for notifications only, or 500 for a bug; at once when the
+   * dispatcher has it at once (a memoized read), which the fast path writes
+   * in the same turn.
+   */
+  const answerText = (text: string): PostAnswer | Promise<PostAnswer> => {
     try {
-      payload = JSON.parse(text)
-    } catch {
-      return { status: 200, body: parseError }
-    }
-    try {
-      const body = await dispatcher.respond(payload)
-      return body === undefined ? { status: 204, body: undefined } : { status: 200, body }
+      const body = dispatcher.respondText(text)
+      return typeof body === 'object' ? body.then(reply, bug) : reply(body)
     } catch (error) {
-      // The dispatcher turns every method error into a response; this is a bug, never the client's fault.
-      console.error('devnet: internal error:', error)
-      return { status: 500, body: internalError }
+      return bug(error)
     }
   }
 
@@ -180,11 +190,13 @@ export function createHttpApp(
  * close function. With an app from `createHttpApp`, connections start on the
  * fast path (fastHttp.ts) and move to node:http (`server`, where WebSockets
  * attach) at the first request it does not take. That server never listens
- * itself, so its header and request timeouts (checked on a timer that starts
- * with listening) do not apply to the connections it is handed; its
- * keep-alive timeout does.
+ * itself, and node:http tracks connections for its header and request
+ * timeouts only from its 'listening' event on: it gets that event here, so
+ * the connections it is handed keep node:http's slowloris protection (the
+ * fast path applies the same limits itself).
  */
-export async function listen(app: HttpApp, options: ServerOptions) {
+export async function listen(app: HttpApp, options: ServerOptions & { timeouts?: RequestTimeouts | undefined }) {
+  const timeouts = options.timeouts ?? defaultTimeouts
   const fast = app.fast
   const sockets = new Set<Socket>()
   let server: http.Server | undefined
@@ -199,9 +211,9 @@ export async function listen(app: HttpApp, options: ServerOptions) {
     ? net.createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
         sockets.add(socket)
         socket.once('close', () => sockets.delete(socket))
-        serveFast(socket, { ...fast, keepAliveSeconds, handOff })
+        serveFast(socket, { ...fast, keepAliveSeconds, headersTimeoutMs: timeouts.headersMs, requestTimeoutMs: timeouts.requestMs, handOff })
       })
-    : (server = httpServer(app))
+    : (server = httpServer(app, timeouts))
   await new Promise<void>((resolve, reject) => {
     listener.once('error', reject)
     listener.listen(options.port, options.host, () => resolve())
@@ -209,7 +221,11 @@ export async function listen(app: HttpApp, options: ServerOptions) {
   // With the fast path, node:http (~2 ms of loading in a cold process) comes once the socket is bound: a client
   // connecting meanwhile is accepted by the kernel and answered when this is done, where before it was refused.
   // Nothing reads a connection before this function returns (that takes a turn of the event loop).
-  server ??= httpServer(app)
+  if (!server) {
+    server = httpServer(app, timeouts)
+    // Starts node:http's connection tracking and its timeout checks (an unref'd interval; server.close() stops it).
+    server.emit('listening')
+  }
   const { port } = listener.address() as AddressInfo
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   return {
@@ -222,15 +238,22 @@ export async function listen(app: HttpApp, options: ServerOptions) {
         for (const socket of sockets) socket.destroy()
         server.closeAllConnections?.()
         if (listener === server) server.close(() => resolve())
-        else listener.close(() => resolve())
+        else {
+          // node:http's timeout checks stop with its close, which reports (harmlessly) that it never listened.
+          server.close(() => {})
+          listener.close(() => resolve())
+        }
       }),
   }
 }
 
 /** node:http's server for `app`, loaded when first needed. */
-function httpServer(app: HttpApp): http.Server {
+function httpServer(app: HttpApp, timeouts: RequestTimeouts): http.Server {
   const { createServer } = createRequire(import.meta.url)('node:http') as typeof http
-  const server = createServer({ noDelay: true }, app)
+  const server = createServer(
+    { noDelay: true, headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs },
+    app,
+  )
   server.keepAliveTimeout = keepAliveSeconds * 1000
   return server
 }

@@ -10,7 +10,8 @@ beforeAll(async () => {
   devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true, chainId: Number(chainId) })
 })
 
-const node: Responder = { respond: async (payload) => JSON.stringify(await devnet.requestRaw(payload)) }
+const respondNode = async (payload: unknown) => JSON.stringify(await devnet.requestRaw(payload))
+const node: Responder = { respond: respondNode, respondText: (text) => respondNode(JSON.parse(text)) }
 const request = (method: string, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: 7, method, params: [], ...extra })
 
 /** Whether `promise` has settled once everything already queued has run. */

@@ -51,6 +51,8 @@ export const callMethods: MethodDef[] = [
     method: 'eth_call',
     params: [callRequest, blockId, stateOverrides, blockOverrides],
     required: 1,
+    // Overrides are params too: with them the answer is still a function of the params and the block's state.
+    readsState: { block: 1, pending: true },
     handler: ({ node }, [request, id, state, block]) =>
       node.call(request, id ?? latest, { stateOverrides: state, blockOverrides: block }),
   }),

@@ -31,31 +31,37 @@ const storageRequest = (value: unknown) => {
  * eth_getCode, eth_getStorageAt, eth_getStorageValues. `pending` reads the
  * pre-confirmed state; eth_getTransactionCount on `pending` also counts the
  * sender's pooled transactions, so a nonce never goes backwards (viem asks
- * for it before every send).
+ * for it before every send). A repeated read at `latest` (or `pending`) is
+ * answered from the dispatcher's memo (`readsState`, answerMemo.ts).
  */
 export const stateMethods: MethodDef[] = [
   defineMethod({
     method: 'eth_getBalance',
     params: [address, blockId],
     required: 1,
+    readsState: { block: 1, pending: true },
     handler: async ({ node }, [addr, id]) => q(await node.getBalance(addr, id ?? latest)),
   }),
   defineMethod({
     method: 'eth_getTransactionCount',
     params: [address, blockId],
     required: 1,
+    // Not at `pending`, which also counts the pool's transactions: a send changes it without a new pre-confirmation.
+    readsState: { block: 1, pending: false },
     handler: async ({ node }, [addr, id]) => q(await node.getTransactionCount(addr, id ?? latest)),
   }),
   defineMethod({
     method: 'eth_getCode',
     params: [address, blockId],
     required: 1,
+    readsState: { block: 1, pending: true },
     handler: ({ node }, [addr, id]) => node.getCode(addr, id ?? latest),
   }),
   defineMethod({
     method: 'eth_getStorageAt',
     params: [address, storageKey, blockId],
     required: 2,
+    readsState: { block: 2, pending: true },
     handler: ({ node }, [addr, slot, id]) => node.getStorageAt(addr, slot, id ?? latest),
   }),
   defineMethod({
