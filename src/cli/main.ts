@@ -6,6 +6,7 @@ import { startDevnet } from '../index.js'
 import { parseStartArgs, startInputs } from './start.js'
 import { userErrorMessage } from './userError.js'
 import { exposureWarning } from './exposure.js'
+import { tuneHeap } from './heap.js'
 
 const help = `Usage: devnet start [options]
        devnet fixture save|load|inspect FILE [options]   (devnet fixture --help)
@@ -86,6 +87,11 @@ async function main(argv: string[]) {
   const waitFor = values['x402-wait-for']
   if (waitFor !== undefined && waitFor !== 'preconfirmed' && waitFor !== 'sealed')
     fail(`invalid value for --x402-wait-for: ${JSON.stringify(waitFor)} (expected preconfirmed or sealed)`)
+  try {
+    tuneHeap()
+  } catch (error) {
+    return fail((error as Error).message)
+  }
   let devnet: Awaited<ReturnType<typeof startDevnet>>
   try {
     const { options, sources } = startInputs(values, { onWarning: (line) => console.error(`devnet: warning: ${line}`) })
