@@ -7,6 +7,7 @@ import type { Listening } from '../server/listenFirst.js'
 import { parseStartArgs, startInputs } from './start.js'
 import { userErrorMessage } from './userError.js'
 import { exposureWarning } from './exposure.js'
+import { tuneHeap } from './heap.js'
 
 const help = `Usage: devnet start [options]
        devnet fixture save|load|inspect FILE [options]   (devnet fixture --help)
@@ -97,6 +98,12 @@ async function main(argv: string[], listening: Listening | undefined) {
   const waitFor = values['x402-wait-for']
   if (waitFor !== undefined && waitFor !== 'preconfirmed' && waitFor !== 'sealed')
     fail(`invalid value for --x402-wait-for: ${JSON.stringify(waitFor)} (expected preconfirmed or sealed)`)
+  // Here, after both bundles were compiled from their code caches: V8 stamps a cache with the flags in force.
+  try {
+    tuneHeap()
+  } catch (error) {
+    return fail((error as Error).message)
+  }
   let devnet: Awaited<ReturnType<typeof startDevnet>>
   try {
     const { options, sources } = startInputs(values, { onWarning: (line) => console.error(`devnet: warning: ${line}`) })
