@@ -50,7 +50,7 @@ declare namespace heapSettings {
 export function heapSettings(env: NodeJS.ProcessEnv, execArgv: readonly string[]): heapSettings.ReturnType {
   // The build's code-cache run (scripts/bundle.mjs): V8 stamps the cache with a hash of the flags set when it is
   // made, and every start reads it before this runs, so a flag set there would have every start refuse the cache.
-  if (env.DEVNET_CODE_CACHE_OUT) return { growingPercent: undefined, semiSpaceMb: undefined }
+  if (env.DEVNET_CODE_CACHE_WRITE) return { growingPercent: undefined, semiSpaceMb: undefined }
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)]
   const nodeHas = (...names: string[]) => given.some((flag) => names.some((name) => new RegExp(`^--${name.replace(/-/g, '[-_]')}\\b`).test(flag)))
   return {

@@ -34,7 +34,7 @@ describe('the CLI heap settings', () => {
   })
 
   test('not set in the build run that makes the code cache (every start would refuse a cache made under other flags)', () => {
-    expect(heapSettings({ DEVNET_CODE_CACHE_OUT: '/tmp/cache' }, [])).toEqual({ growingPercent: undefined, semiSpaceMb: undefined })
+    expect(heapSettings({ DEVNET_CODE_CACHE_WRITE: '1' }, [])).toEqual({ growingPercent: undefined, semiSpaceMb: undefined })
   })
 
   test('a bad value is refused by name', () => {
