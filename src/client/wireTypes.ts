@@ -163,8 +163,11 @@ export type DevnetForkSection = {
   }
 }
 
-/** A version-2 fixture file as JSON (what devnet writes to disk): version 1's head, then `chain`, the compressed blocks and state. */
-export type DevnetFixtureV2 = Omit<DevnetFixture, 'version' | 'blocks' | 'state'> & { version: 2; chain: string }
+/**
+ * A fixture file as JSON (what devnet writes to disk, version 3; version 2 is still read): version 1's head, then
+ * `chain`, the compressed blocks and state.
+ */
+export type DevnetFixtureV2 = Omit<DevnetFixture, 'version' | 'blocks' | 'state'> & { version: 2 | 3; chain: string }
 
 /** geth's TraceConfig: the struct logger's switches, or `callTracer` with its config. */
 export type TraceConfig =
