@@ -12,47 +12,17 @@
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { encodeFunctionData } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
 import { startDevnet } from '../src/index.js'
-import { devnetCommand, freePort, root, rpc, waitUp } from './peerProcess.js'
+import { countingProxy, devnetCommand, freePort, root, rpc, waitUp } from './peerProcess.js'
 
 const mnemonic = 'test test test test test test test test test test test junk'
 const sender = mnemonicToAccount(mnemonic, { addressIndex: 0 })
 
-/** A proxy in front of the upstream that counts the HTTP requests it forwards. */
-async function countingProxy(target: string) {
-  let count = 0
-  const server = createServer((req, res) => {
-    let body = ''
-    req.on('data', (c) => (body += c))
-    req.on('end', async () => {
-      count++
-      try {
-        const reply = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-        res.writeHead(reply.status, { 'content-type': 'application/json' }).end(await reply.text())
-      } catch {
-        // The upstream closed under a node still reading (the bench stops them in turn).
-        res.writeHead(502).end()
-      }
-    })
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    take: () => {
-      const n = count
-      count = 0
-      return n
-    },
-    close: () => new Promise((r) => server.close(r)),
-  }
-}
 
 /** A forking node; `pid` when it is a process of its own, whose CPU time the rows then report. */
 type Node = { url: string; pid?: number | undefined; stop(): Promise<void> }

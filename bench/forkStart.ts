@@ -13,15 +13,14 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
-import { createServer, request as httpRequest } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { encodeFunctionData } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
 import { startDevnet } from '../src/index.js'
-import { freePort, p50, root, rpc } from './peerProcess.js'
+import { countingProxy, freePort, p50, root, rpc } from './peerProcess.js'
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name)
@@ -64,24 +63,6 @@ function call(port: number, method: string, params: unknown[] = []) {
   })
 }
 
-async function countingProxy(target: string) {
-  let count = 0
-  const server = createServer((req, res) => {
-    let body = ''
-    req.on('data', (c) => (body += c))
-    req.on('end', async () => {
-      count++
-      try {
-        const reply = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-        res.writeHead(reply.status, { 'content-type': 'application/json' }).end(await reply.text())
-      } catch {
-        res.writeHead(502).end()
-      }
-    })
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, take: () => [count, (count = 0)][0]!, close: () => new Promise((r) => server.close(r)) }
-}
 
 type Start = { chainId: number; chainIdCpu: number; read: number; readCpu: number; second: number; calls: number }
 

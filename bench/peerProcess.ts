@@ -5,8 +5,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { Agent, request as httpRequest } from 'node:http'
-import { createServer } from 'node:net'
+import { Agent, createServer as createHttpServer, request as httpRequest } from 'node:http'
+import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -128,5 +128,34 @@ export async function startSourceDevnet(options: { src?: string | undefined; pro
         child.on('exit', () => resolve())
         child.kill('SIGINT')
       }),
+  }
+}
+
+/** A proxy in front of the upstream that counts the HTTP requests it forwards. */
+export async function countingProxy(target: string) {
+  let count = 0
+  const server = createHttpServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => (body += c))
+    req.on('end', async () => {
+      count++
+      try {
+        const reply = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        res.writeHead(reply.status, { 'content-type': 'application/json' }).end(await reply.text())
+      } catch {
+        // The upstream closed under a node still reading (the bench stops them in turn).
+        res.writeHead(502).end()
+      }
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    take: () => {
+      const n = count
+      count = 0
+      return n
+    },
+    close: () => new Promise((r) => server.close(r)),
   }
 }

@@ -5,7 +5,7 @@ import { InvalidRequestError, MethodNotFoundError } from './errors.js'
 import type { MethodContext, MethodDef } from './defineMethod.js'
 import { routeToUpstream } from './forkRoute.js'
 import { type RequestText, splitRequest } from './requestText.js'
-import { parseError } from './parseError.js'
+import { respondToText } from './parseError.js'
 import { toRpcError } from './toRpcError.js'
 
 export type JsonRpcResponse =
@@ -189,13 +189,7 @@ export function createDispatcher(
         const answered = fromMemo(def, request!, text)
         if (answered !== undefined) return answered
       }
-      let payload: unknown
-      try {
-        payload = JSON.parse(text)
-      } catch {
-        return parseError
-      }
-      return respond(payload)
+      return respondToText(text, respond)
     },
   }
 }

@@ -1,5 +1,5 @@
 import type { Dispatcher } from './dispatch.js'
-import { parseError } from './parseError.js'
+import { respondToText } from './parseError.js'
 import { q } from './format.js'
 
 /** The part of a dispatcher a transport uses. */
@@ -52,13 +52,7 @@ export function createStartupDispatcher(chainId: bigint | Promise<bigint> | unde
     respond,
     respondText(text) {
       if (settled) return settled.respondText(text)
-      let payload: unknown
-      try {
-        payload = JSON.parse(text)
-      } catch {
-        return parseError
-      }
-      return respond(payload)
+      return respondToText(text, respond)
     },
   }
 }
