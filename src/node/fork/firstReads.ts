@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { ForkConfig } from '../../config/schema.js'
 import type { HttpReply } from './httpClient.js'
@@ -45,12 +43,18 @@ export type FirstReads = {
 }
 
 /** Where fork reads are cached when the config does not say. */
-export const defaultForkCacheDir = () => join(homedir(), '.devnet', 'fork-cache')
+export const defaultForkCacheDir = () => join(builtin('node:os').homedir(), '.devnet', 'fork-cache')
 
 /** The pin's cache file (source.ts writes it, cacheLog.ts says how). */
 export const pinCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.log`)
 /** Where version 1 kept it (one JSON document), still read. */
 export const legacyCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.json`)
+
+/**
+ * A built-in taken when first needed: the front of a start without a fork takes this module in too, and listens
+ * before node:crypto is loaded.
+ */
+const builtin = <Id extends 'node:crypto' | 'node:os'>(id: Id) => process.getBuiltinModule(id)
 
 /** Per HTTP request, as the upstream client's default (remote.ts). */
 const timeoutMs = 30_000
@@ -58,7 +62,7 @@ const timeoutMs = 30_000
 export function beginFirstReads(options: ForkConfig): FirstReads {
   const offline = options.offline === true
   const cacheDir = options.cacheDir ?? defaultForkCacheDir()
-  const urlFile = join(cacheDir, 'urls', `${createHash('sha256').update(options.url).digest('hex').slice(0, 32)}.json`)
+  const urlFile = join(cacheDir, 'urls', `${builtin('node:crypto').createHash('sha256').update(options.url).digest('hex').slice(0, 32)}.json`)
   const known = readChainId(urlFile)
   const numbered = typeof options.blockNumber === 'bigint' ? options.blockNumber : undefined
   const warm = known !== undefined && numbered !== undefined && (existsSync(pinCacheFile(cacheDir, known, numbered)) || existsSync(legacyCacheFile(cacheDir, known, numbered)))

@@ -1,4 +1,3 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http'
 import { type HttpReply, createHttpClient } from './httpClient.js'
 
 /**
@@ -14,7 +13,10 @@ import { type HttpReply, createHttpClient } from './httpClient.js'
  * sends a fork's first reads on it (firstReads.ts) before the rest of the CLI
  * is read, and the CLI bundle's upstream client then keeps using it (the
  * same kept-alive connection, no second TLS handshake). Only functions, plain
- * data and plain Errors cross between the two bundles.
+ * data and plain Errors cross between the two bundles. node:http and node:https
+ * are taken only when a request needs them (process.getBuiltinModule): the
+ * front of a start without a fork takes this module in too, and listens
+ * before node:http is loaded.
  */
 export type Transport = {
   post(data: string, timeoutMs: number): Promise<HttpReply>
@@ -26,20 +28,26 @@ export function createTransport(url: string, maxSockets: number): Transport {
   const target = URL.canParse(url) ? new URL(url) : undefined
   const plainClient = target?.protocol === 'http:' ? createHttpClient(target, maxSockets) : undefined
   if (plainClient) return plainClient
-  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets })
-  let https: Promise<{ agent: import('node:https').Agent; request: typeof import('node:https').request }> | undefined
-  const loadHttps = () =>
-    (https ??= import('node:https').then(({ Agent, request }) => ({ agent: new Agent({ keepAlive: true, maxSockets }), request })))
+  type Client = { agent: import('node:http').Agent; request: typeof import('node:http').request }
+  const clients = new Map<string, Client>()
+  const client = (id: 'node:http' | 'node:https') => {
+    let made = clients.get(id)
+    if (!made) {
+      const { Agent, request } = process.getBuiltinModule(id) as typeof import('node:http')
+      clients.set(id, (made = { agent: new Agent({ keepAlive: true, maxSockets }), request }))
+    }
+    return made
+  }
   return {
     async post(data, timeoutMs) {
       if (!target) throw new Error('invalid URL')
-      const tls = target.protocol === 'https:' ? await loadHttps() : undefined
+      const { request, agent } = client(target.protocol === 'https:' ? 'node:https' : 'node:http')
       return new Promise((resolve, reject) => {
-        const req = (tls ? tls.request : httpRequest)(
+        const req = request(
           target,
           {
             method: 'POST',
-            agent: tls ? tls.agent : httpAgent,
+            agent,
             headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
           },
           (res) => {
@@ -66,8 +74,7 @@ export function createTransport(url: string, maxSockets: number): Transport {
       })
     },
     close() {
-      httpAgent.destroy()
-      void https?.then(({ agent }) => agent.destroy())
+      for (const { agent } of clients.values()) agent.destroy()
     },
   }
 }
