@@ -155,7 +155,7 @@ describe('CLI bundle', () => {
       expect(await rpc(url, 'eth_chainId')).toMatchObject({ result: '0x7a69' })
       // The upstream's token balance, read through the CLI's upstream client over the front's transport.
       const holder = remote.accounts[0]!.address
-      const balanceOf = `0x70a08231${holder.slice(2).toLowerCase().padStart(64, "0")}` as const
+      const balanceOf = `0x70a08231${holder.slice(2).toLowerCase().padStart(64, '0')}` as const
       const atRemote = await remote.request({ method: 'eth_call', params: [{ to: remote.token.address, data: balanceOf }, 'latest'] })
       expect(await rpc(url, 'eth_call', [{ to: remote.token.address, data: balanceOf }, 'latest'])).toMatchObject({ result: atRemote })
       // The front's batch was the CLI's first attempt: sent once, not again.
