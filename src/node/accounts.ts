@@ -1,5 +1,4 @@
-import { createHmac, pbkdf2Sync } from 'node:crypto'
-import { createRequire } from 'node:module'
+import { createECDH, createHmac, pbkdf2Sync } from 'node:crypto'
 import type { Address, Hex, LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { publicKeyAddress } from '../evm/engine.js'
@@ -11,13 +10,28 @@ export type DevAccount = {
   account: LocalAccount
 }
 
-type Secp256k1 = {
-  privateKeyTweakAdd(key: Uint8Array, tweak: Uint8Array): Uint8Array
-  publicKeyCreate(key: Uint8Array, compressed?: boolean): Uint8Array
+/** The order of secp256k1's group. */
+const curveOrder = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+
+/**
+ * The public key of `key` on secp256k1, through node:crypto (OpenSSL): no
+ * native addon to load at start (the `secp256k1` binding's loading and
+ * context set-up cost a start ~10 ms; signature recovery loads it when first
+ * needed, src/evm/crypto.ts).
+ */
+function publicKeyCreate(key: Uint8Array, compressed: boolean): Uint8Array {
+  const ecdh = createECDH('secp256k1')
+  ecdh.setPrivateKey(key)
+  return ecdh.getPublicKey(null, compressed ? 'compressed' : 'uncompressed')
 }
 
-/** The `secp256k1` package: its native binding, or its own pure-JS fallback when the binding cannot load. */
-const secp256k1 = createRequire(import.meta.url)('secp256k1') as Secp256k1
+/** (tweak + key) mod n, BIP-32's child key; throws for the ~2^-127 chance of an invalid one, where BIP-32 would skip to the next index. */
+function privateKeyTweakAdd(key: Uint8Array, tweak: Uint8Array): Uint8Array {
+  const t = BigInt(`0x${Buffer.from(tweak).toString('hex')}`)
+  const sum = (t + BigInt(`0x${Buffer.from(key).toString('hex')}`)) % curveOrder
+  if (t >= curveOrder || sum === 0n) throw new Error('BIP-32: invalid child key')
+  return Buffer.from(sum.toString(16).padStart(64, '0'), 'hex')
+}
 
 const memo = new Map<string, DevAccount[]>()
 
@@ -26,8 +40,8 @@ const memo = new Map<string, DevAccount[]>()
  * seed (2048 rounds of PBKDF2) is computed once per mnemonic per process, so
  * many devnets in one test run do not each pay for it.
  *
- * BIP-39 seed and BIP-32 derivation run on node:crypto (HMAC-SHA512, PBKDF2)
- * and the native secp256k1 binding: the same steps through @scure/bip32 and
+ * BIP-39 seed and BIP-32 derivation run on node:crypto (HMAC-SHA512, PBKDF2,
+ * and OpenSSL's secp256k1 for public keys): the same steps through @scure/bip32 and
  * viem's pure-JS curve took ~0.5 s, a third of the CLI's cold start (the
  * curve's first multiplication builds its precomputed tables). The parent
  * m/44'/60'/0'/0 is derived once, not once per account, and each account's
@@ -49,7 +63,7 @@ function devAccount(key: Uint8Array): DevAccount {
   const privateKey = `0x${Buffer.from(key).toString('hex')}` as Hex
   let account: LocalAccount | undefined
   return {
-    address: publicKeyAddress(secp256k1.publicKeyCreate(key, false)),
+    address: publicKeyAddress(publicKeyCreate(key, false)),
     privateKey,
     get account() {
       return (account ??= privateKeyToAccount(privateKey))
@@ -77,11 +91,10 @@ function masterKey(seed: Uint8Array): ExtendedKey {
 function childKey(parent: ExtendedKey, index: number): ExtendedKey {
   const data = new Uint8Array(37)
   if (index >= 0x80000000) data.set(parent.key, 1)
-  else data.set(secp256k1.publicKeyCreate(parent.key, true), 0)
+  else data.set(publicKeyCreate(parent.key, true), 0)
   new DataView(data.buffer).setUint32(33, index)
   const i = createHmac('sha512', parent.chainCode).update(data).digest()
-  // (IL + k) mod n; throws for the ~2^-127 chance of an invalid key, where BIP-32 would skip to the next index.
-  const key = secp256k1.privateKeyTweakAdd(Uint8Array.from(parent.key), i.subarray(0, 32))
+  const key = privateKeyTweakAdd(parent.key, i.subarray(0, 32))
   return { key, chainCode: i.subarray(32) }
 }
 
