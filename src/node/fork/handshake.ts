@@ -9,9 +9,9 @@ import { type Remote, createRemote } from './remote.js'
  * A fork's first upstream reads: the upstream's chain id and the fork
  * block's header, asked for together (one JSON-RPC batch) as soon as the
  * config is known, so that they travel while the engine loads instead of one
- * round trip after another once it has (startDevnet begins this right after
- * its socket listens; openFork waits for it). Light on purpose: node:http and
- * node:fs only, nothing of the engine.
+ * round trip after another once it has (firstReads.ts sends them, begun by
+ * startDevnet or the CLI's front before listening; openFork waits for them
+ * through this handshake).
  *
  * A warm start asks for nothing: the chain id comes from the URL's cache
  * file, and the fork block's header from the pin's cache file, which
