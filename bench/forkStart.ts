@@ -72,7 +72,7 @@ async function start(dir: string, upstream: string, pin: bigint, cacheDir: strin
   proxy.take()
   const t = performance.now()
   const prof = arg('--prof')
-  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), join(dir, 'bin', 'devnet.js'), 'start', '--quiet', '--mining', 'auto', '--no-ui', '--fork-url', upstream, '--fork-block', String(pin), '--fork-cache', cacheDir, '--port', String(port)], { stdio: 'ignore', cwd: dir })
+  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', prof] : []), join(dir, 'bin', 'devnet.js'), 'start', '--quiet', '--mining', 'auto', '--no-ui', '--fork-url', upstream, '--fork-block', String(pin), '--fork-cache', cacheDir, '--port', String(port)], { stdio: 'ignore', cwd: dir })
   for (;;) {
     try {
       await call(port, 'eth_chainId')

@@ -19,7 +19,7 @@ import { ProviderRpcError } from './errors/providerRpcError.js'
 import { ChainImportError, importGethChain, loadGethGenesis, readForkchoice } from './evm/engine.js'
 import type { DevnetRequestFn } from './client/schema.js'
 import type { Devnet, StartedDevnet } from './index.js'
-import type { ForkHandshake } from './node/fork/handshake.js'
+import type { FirstReads } from './node/fork/firstReads.js'
 import { readFixtureFile } from './node/fixture/file.js'
 import type { LoadableFixture } from './node/fixture/format.js'
 import { configWithFixture } from './node/fixture/load.js'
@@ -44,9 +44,9 @@ export async function serveDevnet(
   config: DevnetConfig,
   server: { server: Server; url: string; port: number; close(): Promise<void> },
   heldUpgrades: () => [request: unknown, socket: Duplex, head: Buffer][],
-  handshake?: ForkHandshake,
+  firstReads?: FirstReads,
 ): Promise<{ started: StartedDevnet; dispatcher: Dispatcher; routes: StaticRoutes | undefined }> {
-  const built = await buildNode(config, handshake)
+  const built = await buildNode(config, firstReads)
   const holder: Holder = { config: built.config, node: built.node }
   const { dispatcher, devnet } = withDispatcher(holder)
   // The live page (`ui`, on by default): routes only; nothing listens to the node until a browser subscribes.
@@ -121,7 +121,7 @@ function reforker(holder: Holder) {
  * hardfork, accounts, token, ...) override the config's, the way a geth
  * genesis does; runtime settings (port, mining, clock kind) stay.
  */
-async function buildNode(resolved: DevnetConfig, handshake?: ForkHandshake): Promise<{ config: DevnetConfig; node: Node }> {
+async function buildNode(resolved: DevnetConfig, firstReads?: FirstReads): Promise<{ config: DevnetConfig; node: Node }> {
   let fixture: LoadableFixture | undefined
   if (resolved.fixture) {
     if (resolved.genesis) throw new ConfigError('"fixture" and "genesis" cannot be combined: a fixture holds its own genesis')
@@ -136,7 +136,7 @@ async function buildNode(resolved: DevnetConfig, handshake?: ForkHandshake): Pro
     const { deriveAccounts } = await import('./node/accounts.js')
     // A fixture of a fork reopens it over the reads it recorded (a fork URL, if given, only reads what they lack).
     const recorded = fixture?.fork && recordedFork(fixture.fork)
-    const { fork, imported } = await openFork(config, deriveAccounts(config.mnemonic, config.accounts), recorded, handshake)
+    const { fork, imported } = await openFork(config, deriveAccounts(config.mnemonic, config.accounts), recorded, firstReads)
     // The config says the chain id the fork runs under: the upstream's, or --fork-chain-id's.
     const forked = Object.freeze({ ...config, chainId: imported.common.chainId() })
     const node = await createNode(forked, { imported, fork })

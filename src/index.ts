@@ -62,10 +62,10 @@ export type StartedDevnet = Devnet & { url: string; wsUrl: string; port: number 
 export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<StartedDevnet> {
   const config = await resolveConfig(options, { base: { port: 0 }, ...sources })
   // The socket opens first; requests wait for the node (src/rpc/startupDispatcher.ts), which is built after it.
-  // A fork's first upstream reads (chain id, fork block) travel while the engine loads (node/fork/handshake.ts).
-  // (Imported only then: it loads the upstream client, which a start without a fork does not need.)
-  const handshake = config.fork && !config.fixture ? (await import('./node/fork/handshake.js')).beginForkHandshake(config.fork) : undefined
-  return serveListening(await listenFirst(config, handshake))
+  // A fork's first upstream reads (chain id, fork block) travel while the engine loads (node/fork/firstReads.ts).
+  // (Imported only then: it loads the upstream transport, which a start without a fork does not need.)
+  const firstReads = config.fork && !config.fixture ? (await import('./node/fork/firstReads.js')).beginFirstReads(config.fork) : undefined
+  return serveListening(await listenFirst(config, firstReads))
 }
 
 /**
@@ -78,7 +78,7 @@ export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSo
 export async function serveListening(listening: Listening): Promise<StartedDevnet> {
   try {
     const { serveDevnet } = await loadInSteps()
-    const served = await serveDevnet(listening.config, listening.server, listening.takeHeldUpgrades, listening.handshake)
+    const served = await serveDevnet(listening.config, listening.server, listening.takeHeldUpgrades, listening.firstReads)
     listening.serve(served)
     return served.started
   } catch (error) {

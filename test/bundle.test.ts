@@ -1,11 +1,15 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
 import Module from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import vm from 'node:vm'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { codeCacheFile } from '../bin/codeCache.js'
+import { startDevnet } from '../src/index.js'
 
 // The CLI bundle that `npm run build` / `prepare` write to dist/bundle/ (with its V8 code cache) and bin/devnet.js runs
 // through bin/codeCache.js, built here into a directory of its own inside the package (node_modules and package.json
@@ -126,6 +130,67 @@ describe('CLI bundle', () => {
     // The socket is bound by the front (front.cjs) before the CLI bundle and its code cache are read, and before
     // node:http loads (src/cli/front.ts, src/server/http.ts listen).
     expect(JSON.parse(/^front at listen: (.*)$/m.exec(p.err())![1]!)).toEqual({ http: false, cli: false })
+  })
+
+  test('a fork starts in the front too: its first reads go out and the socket binds before cli.cjs is read; the CLI takes them over', async () => {
+    const remote = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+    // Between the fork and its upstream: the JSON-RPC methods of each HTTP request, in order.
+    const requests: string[][] = []
+    const proxy = createServer((req, res) => {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', async () => {
+        const parsed = JSON.parse(body) as { method: string } | { method: string }[]
+        requests.push((Array.isArray(parsed) ? parsed : [parsed]).map((r) => r.method))
+        res.writeHead(200, { 'content-type': 'application/json' }).end(await remote.requestRaw(parsed as never).then(JSON.stringify))
+      })
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    const cacheDir = mkdtempSync(join(tmpdir(), 'devnet-bundle-fork-'))
+    try {
+      const upstream = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+      const p = start(['start', '--port', '0', '--mining', 'auto', '--quiet', '--no-ui', '--fork-url', upstream, '--fork-cache', cacheDir], watched)
+      const url = await p.listening
+      expect(JSON.parse(/^front at listen: (.*)$/m.exec(p.err())![1]!)).toEqual({ http: false, cli: false })
+      expect(await rpc(url, 'eth_chainId')).toMatchObject({ result: '0x7a69' })
+      // The upstream's token balance, read through the CLI's upstream client over the front's transport.
+      const holder = remote.accounts[0]!.address
+      const balanceOf = `0x70a08231${holder.slice(2).toLowerCase().padStart(64, '0')}` as const
+      const atRemote = await remote.request({ method: 'eth_call', params: [{ to: remote.token.address, data: balanceOf }, 'latest'] })
+      expect(await rpc(url, 'eth_call', [{ to: remote.token.address, data: balanceOf }, 'latest'])).toMatchObject({ result: atRemote })
+      // The front's batch was the CLI's first attempt: sent once, not again.
+      expect(requests[0]).toEqual(['eth_chainId', 'eth_getBlockByNumber'])
+      expect(requests.flat().filter((m) => m === 'eth_chainId')).toHaveLength(1)
+      p.child.kill('SIGTERM')
+      expect(await p.exited).toBe(0)
+      expect(p.err()).toMatch(/^devnet: forking, reading the upstream chain\.\.\.$/m)
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve))
+      await remote.close()
+      rmSync(cacheDir, { recursive: true, force: true })
+    }
+  })
+
+  test('a fork whose upstream cannot be reached fails in one line, exit 2, after the front listened', async () => {
+    // A port that refuses: the front's first reads fail, and the CLI's client retries them and names the upstream.
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const upstream = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`
+    await new Promise((resolve) => closed.close(resolve))
+    const cacheDir = mkdtempSync(join(tmpdir(), 'devnet-bundle-fork-'))
+    try {
+      const p = start(['start', '--port', '0', '--quiet', '--fork-url', upstream, '--fork-block', '3', '--fork-cache', cacheDir], watched)
+      p.listening.catch(() => {})
+      expect(await p.exited).toBe(2)
+      const lines = p.err().trim().split('\n').filter((line) => line.startsWith('devnet:'))
+      expect(lines).toEqual([
+        'devnet: forking, reading the upstream chain...',
+        expect.stringMatching(new RegExp(`^devnet: fork upstream ${upstream} failed a batch of 2 \\(eth_chainId, eth_getBlockByNumber\\): connect ECONNREFUSED .* \\(after 5 attempts\\)$`)),
+      ])
+      expect(JSON.parse(/^front at listen: (.*)$/m.exec(p.err())![1]!)).toEqual({ http: false, cli: false })
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true })
+    }
   })
 
   test('the front leaves what it does not listen for to the whole CLI: warnings once, a port in use in one line, exit 2', async () => {

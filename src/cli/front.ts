@@ -1,5 +1,6 @@
 import { resolveConfig } from '../config/resolve.js'
 import { type Listening, listenFirst } from '../server/listenFirst.js'
+import { type FirstReads, beginFirstReads } from '../node/fork/firstReads.js'
 import { parseStartArgs, startInputs } from './start.js'
 import type { runCli } from './run.js'
 
@@ -16,8 +17,12 @@ import type { runCli } from './run.js'
  * listens, and reading the CLI bundle and its 1.6 MB code cache before that
  * was a quarter of the time to it.
  *
+ * A fork starts here too: its first upstream reads (chain id and fork block,
+ * src/node/fork/firstReads.ts: node built-ins and plain data only) are sent
+ * before listening, and the CLI's upstream client takes them over.
+ *
  * Anything else (another command, --help, a bad flag or config, a port in
- * use, x402, a fork) opens nothing here: the whole CLI starts from the arguments
+ * use, x402, a fixture) opens nothing here: the whole CLI starts from the arguments
  * alone, as it would without this script, and prints what it prints.
  */
 export async function runFront(argv: string[], compileCli: () => () => { runCli: typeof runCli }): Promise<void> {
@@ -52,14 +57,16 @@ async function listenEarly(argv: string[]): Promise<Listening | undefined> {
   // Printed once listening: on a failure the whole CLI resolves the config again and prints them itself.
   const warnings: string[] = []
   let listening: Listening
+  let firstReads: FirstReads | undefined
   try {
     const { options, sources } = startInputs(values, { onWarning: (line) => warnings.push(line) })
     const config = await resolveConfig(options, { base: { port: 0 }, ...sources })
-    // A fork starts in the whole CLI (startDevnet): its upstream handshake travels while the engine loads, and the
-    // upstream client's objects (errors included) must be the CLI bundle's own.
-    if (config.fork && !config.fixture) return undefined
-    listening = await listenFirst(config)
+    // As startDevnet does: a fork's first reads travel while the rest of the CLI loads.
+    if (config.fork && !config.fixture) firstReads = beginFirstReads(config.fork)
+    listening = await listenFirst(config, firstReads)
   } catch {
+    // The whole CLI starts over (its own first reads): these connections must not hold the process open.
+    firstReads?.transport.close()
     return undefined
   }
   // In the whole CLI's order: the fork's line comes before resolving the config, which warns.

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import type { CustomCrypto } from '@ethereumjs/common'
-import { calculateSigRecovery, setLengthLeft } from '@ethereumjs/util'
+import { calculateSigRecovery, ecrecover, setLengthLeft } from '@ethereumjs/util'
 import { keccak256 } from './keccak.js'
 
 type NativeSecp256k1 = {
@@ -21,25 +21,31 @@ function load<T>(id: string): T | undefined {
   }
 }
 
-const native = load<NativeSecp256k1>('secp256k1/bindings')
+/**
+ * The binding, loaded on the first recovery rather than with the engine:
+ * loading it (node-gyp-build's search, dlopen, the library's context) costs
+ * ~10 ms, and a start (or a fork's first reads) recovers no signature.
+ * null: it cannot load here.
+ */
+let native: NativeSecp256k1 | null | undefined
+const binding = () => (native === undefined ? (native = load<NativeSecp256k1>('secp256k1/bindings') ?? null) : native)
 
-/** Whether the native secp256k1 binding is in use. */
-export const nativeCrypto = native !== undefined
+/** Whether the native secp256k1 binding is in use (loads it). */
+export const nativeCrypto = () => binding() !== null
 
 /** `customCrypto` for every `Common` devnet creates. */
 export const customCrypto: CustomCrypto = {
   keccak256,
-  ...(native
-  ? {
-      ecrecover(msgHash, v, r, s, chainId) {
-        const recovery = calculateSigRecovery(v, chainId)
-        if (recovery !== 0n && recovery !== 1n) throw new Error('Invalid signature v value')
-        const signature = new Uint8Array(64)
-        signature.set(setLengthLeft(r, 32), 0)
-        signature.set(setLengthLeft(s, 32), 32)
-        // Uncompressed key without its 0x04 prefix, as ethereumjs returns it.
-        return native.ecdsaRecover(signature, Number(recovery), msgHash, false).slice(1)
-      },
-    }
-  : {}),
+  ecrecover(msgHash, v, r, s, chainId) {
+    const secp256k1 = binding()
+    // ethereumjs's own (pure-JS) recovery, which it uses when customCrypto has none.
+    if (!secp256k1) return ecrecover(msgHash, v, r, s, chainId)
+    const recovery = calculateSigRecovery(v, chainId)
+    if (recovery !== 0n && recovery !== 1n) throw new Error('Invalid signature v value')
+    const signature = new Uint8Array(64)
+    signature.set(setLengthLeft(r, 32), 0)
+    signature.set(setLengthLeft(s, 32), 32)
+    // Uncompressed key without its 0x04 prefix, as ethereumjs returns it.
+    return secp256k1.ecdsaRecover(signature, Number(recovery), msgHash, false).slice(1)
+  },
 }

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream'
 import type { DevnetConfig } from '../config/schema.js'
-import type { ForkHandshake } from '../node/fork/handshake.js'
+import type { FirstReads } from '../node/fork/firstReads.js'
 import { type Responder, createStartupDispatcher } from '../rpc/startupDispatcher.js'
 import { type StaticRoutes, createHttpApp, listen } from './http.js'
 
@@ -15,7 +15,7 @@ export type Listening = {
   config: DevnetConfig
   server: Awaited<ReturnType<typeof listen>>
   /** A fork's first upstream reads (chain id, fork block), on their way while the engine loads. */
-  handshake: ForkHandshake | undefined
+  firstReads: FirstReads | undefined
   /** The upgrades held so far; from now on node:http's own listeners (the node's) take them. */
   takeHeldUpgrades(): HeldUpgrade[]
   /** The node is built: waiting requests and later ones get its answers. */
@@ -29,24 +29,24 @@ export type Listening = {
  * the HTTP socket listening for the config, before any of the engine is
  * loaded. Until `serve`, requests wait for the node, except those the config
  * alone answers (src/rpc/startupDispatcher.ts), and WebSocket upgrades are
- * held. `handshake`: a fork's first upstream reads, begun by the caller
- * (startDevnet) so that the upstream client is no part of the front bundle.
+ * held. `firstReads`: a fork's first upstream reads, begun by the caller
+ * (startDevnet, or the CLI's front bundle) before it listened.
  *
  * Its own module, importing only the config, the transport and the startup
  * dispatcher, so that the CLI's front bundle (src/cli/front.ts) is this and
  * the flag parsing: the process listens before it reads the engine's code.
  */
-export async function listenFirst(config: DevnetConfig, handshake?: ForkHandshake): Promise<Listening> {
+export async function listenFirst(config: DevnetConfig, firstReads?: FirstReads): Promise<Listening> {
   let settle!: { resolve: (served: Served) => void; reject: (error: unknown) => void }
   const ready = new Promise<Served>((resolve, reject) => (settle = { resolve, reject }))
   // A chain id the config alone decides: the dev chain's, or a fork's once its upstream (or cache, or --fork-chain-id) tells it.
   // (A fixture or a geth genesis brings its own.)
-  const chainId = config.fixture || config.genesis ? undefined : handshake ? (config.fork!.chainId ?? handshake.chainId) : config.chainId
+  const chainId = config.fixture || config.genesis ? undefined : firstReads ? (config.fork!.chainId ?? firstReads.chainId) : config.chainId
   const dispatcher = createStartupDispatcher(chainId, ready.then((r) => r.dispatcher))
   const routes: StaticRoutes | undefined = config.ui ? (path, html) => ready.then((r) => r.routes?.(path, html)) : undefined
   const server = await listen(createHttpApp(dispatcher, config, routes), config).catch((error: unknown) => {
     // Its kept-alive sockets would hold the process open.
-    handshake?.remote.close()
+    firstReads?.transport.close()
     throw error
   })
   const held: HeldUpgrade[] = []
@@ -58,7 +58,7 @@ export async function listenFirst(config: DevnetConfig, handshake?: ForkHandshak
   return {
     config,
     server,
-    handshake,
+    firstReads,
     takeHeldUpgrades() {
       server.server.off('upgrade', hold)
       return held.splice(0)
@@ -66,7 +66,7 @@ export async function listenFirst(config: DevnetConfig, handshake?: ForkHandshak
     serve: (served) => settle.resolve(served),
     async fail(error) {
       settle.reject(error)
-      handshake?.remote.close()
+      firstReads?.transport.close()
       for (const [, socket] of held) socket.destroy()
       await server.close()
     },

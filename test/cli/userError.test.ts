@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -36,6 +38,19 @@ describe('userErrorMessage', () => {
     expect(await lineFor({ genesis: notJson })).toMatch(new RegExp(`^genesis ${notJson}: .*JSON`))
     expect(await lineFor({ genesis: join(dir, 'missing.json') })).toMatch(/^genesis .*missing\.json: ENOENT/)
     expect(await lineFor({ mining: { type: 'interval', blockTim: 5 } as never })).toBe('invalid config key "mining.blockTim": unknown key')
+  })
+
+  test('a fork upstream that cannot be read is a user error (its URL, or the network to it), named in one line', async () => {
+    const upstream = createServer((_, res) => res.writeHead(403).end('no key'))
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`
+    try {
+      expect(await lineFor({ fork: { url, blockNumber: 5, cacheDir: join(dir, 'fork-cache') } })).toBe(
+        `fork upstream ${url} failed a batch of 2 (eth_chainId, eth_getBlockByNumber): HTTP 403: no key`,
+      )
+    } finally {
+      await new Promise((resolve) => upstream.close(resolve))
+    }
   })
 
   test('a devnet bug is not a user error', () => {

@@ -2,7 +2,10 @@ import { mnemonicToSeedSync } from '@scure/bip39'
 import { HDKey, hdKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { defaultMnemonic } from '../../src/config/schema.js'
-import { deriveAccounts } from '../../src/node/accounts.js'
+import { deriveAccounts, knownAddresses, knownCompressedKeys, publicKeyCreate } from '../../src/node/accounts.js'
+import { publicKeyAddress } from '../../src/evm/engine.js'
+import { getAddress } from 'viem'
+import { privateKeyToAddress } from 'viem/accounts'
 
 /** The reference: the same derivation through @scure/bip39, @scure/bip32 and viem. */
 function reference(mnemonic: string, count: number) {
@@ -25,6 +28,26 @@ describe('deriveAccounts', () => {
     const accounts = deriveAccounts(mnemonic, 5)
     expect(accounts.map((a) => ({ address: a.address, privateKey: a.privateKey }))).toEqual(reference(mnemonic, 5))
     expect(accounts[3]!.account.address).toBe(accounts[3]!.address)
+  })
+
+  it("the default mnemonic's memoized curve work is what the curve gives (viem's pure-JS secp256k1 and node:crypto's)", () => {
+    expect(knownAddresses.size).toBe(20)
+    for (const [key, address] of knownAddresses) {
+      expect(privateKeyToAddress(`0x${key}`)).toBe(address)
+      expect(publicKeyAddress(publicKeyCreate(Buffer.from(key, 'hex'), false))).toBe(getAddress(address))
+    }
+    expect(knownCompressedKeys.size).toBe(2)
+    for (const [key, compressed] of knownCompressedKeys) {
+      expect(Buffer.from(publicKeyCreate(Buffer.from(key, 'hex'), true)).toString('hex')).toBe(compressed)
+    }
+    // The two parents are those of the default path's non-hardened steps.
+    const root = HDKey.fromMasterSeed(mnemonicToSeedSync(defaultMnemonic))
+    expect([...knownCompressedKeys.keys()]).toEqual([`m/44'/60'/0'`, `m/44'/60'/0'/0`].map((path) => Buffer.from(root.derive(path).privateKey!).toString('hex')))
+    expect([...knownCompressedKeys.values()]).toEqual([`m/44'/60'/0'`, `m/44'/60'/0'/0`].map((path) => Buffer.from(root.derive(path).publicKey!).toString('hex')))
+  })
+
+  it('matches the reference for the default mnemonic past the memoized accounts', () => {
+    expect(deriveAccounts(defaultMnemonic, 23).slice(20).map((a) => ({ address: a.address, privateKey: a.privateKey }))).toEqual(reference(defaultMnemonic, 23).slice(20))
   })
 
   it('rejects a word count BIP-39 does not have', () => {

@@ -1,18 +1,17 @@
-import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ForkConfig } from '../../config/schema.js'
 import { InvalidInputError } from '../errors.js'
+import { type FirstReads, beginFirstReads } from './firstReads.js'
 import { type Remote, createRemote } from './remote.js'
 
 /**
  * A fork's first upstream reads: the upstream's chain id and the fork
  * block's header, asked for together (one JSON-RPC batch) as soon as the
  * config is known, so that they travel while the engine loads instead of one
- * round trip after another once it has (startDevnet begins this right after
- * its socket listens; openFork waits for it). Light on purpose: node:http and
- * node:fs only, nothing of the engine.
+ * round trip after another once it has (firstReads.ts sends them, begun by
+ * startDevnet or the CLI's front before listening; openFork waits for them
+ * through this handshake).
  *
  * A warm start asks for nothing: the chain id comes from the URL's cache
  * file, and the fork block's header from the pin's cache file, which
@@ -27,21 +26,19 @@ export type ForkHandshake = {
   pin: Promise<{ blockNumber: bigint; header?: Record<string, unknown> | null }>
 }
 
-/** Where fork reads are cached when the config does not say. */
-export const defaultForkCacheDir = () => join(homedir(), '.devnet', 'fork-cache')
+export { defaultForkCacheDir, legacyCacheFile, pinCacheFile } from './firstReads.js'
 
-/** The pin's cache file (source.ts writes it, cacheLog.ts says how). */
-export const pinCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.log`)
-/** Where version 1 kept it (one JSON document), still read. */
-export const legacyCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.json`)
-
-export function beginForkHandshake(options: ForkConfig): ForkHandshake {
-  const remote = createRemote({ url: options.url, offline: options.offline })
-  const cacheDir = options.cacheDir ?? defaultForkCacheDir()
-  const urlFile = join(cacheDir, 'urls', `${createHash('sha256').update(options.url).digest('hex').slice(0, 32)}.json`)
-  const known = readChainId(urlFile)
-  const numbered = typeof options.blockNumber === 'bigint' ? options.blockNumber : undefined
-  // Both asked in this tick, so they share one batch (remote.ts).
+/**
+ * The handshake over a fork's first reads (firstReads.ts: begun here, or by
+ * the CLI's front bundle before the rest of the CLI was read): the upstream
+ * client takes over their transport and the batch they sent, and judges the
+ * reply as any other (errors become this bundle's ForkRemoteError).
+ */
+export function beginForkHandshake(options: ForkConfig, begun?: FirstReads): ForkHandshake {
+  const first = begun ?? beginFirstReads(options)
+  const remote = createRemote({ url: options.url, offline: options.offline, transport: first.transport, preSent: first.sent })
+  const { cacheDir, urlFile, known, numbered } = first
+  // Both asked in this tick, so they share one batch (remote.ts): the one firstReads.ts sent.
   const chainId =
     known !== undefined
       ? Promise.resolve(known)
@@ -59,7 +56,7 @@ export function beginForkHandshake(options: ForkConfig): ForkHandshake {
       if (!header || typeof header.number !== 'string') throw new InvalidInputError(`the latest block of ${remote.upstream} has no number`)
       return { blockNumber: BigInt(header.number), header }
     })
-  else if (known !== undefined && (existsSync(pinCacheFile(cacheDir, known, numbered)) || existsSync(legacyCacheFile(cacheDir, known, numbered))))
+  else if (first.warm)
     // Warm: the header is in the pin's cache file.
     pin = Promise.resolve({ blockNumber: numbered })
   else
@@ -70,14 +67,6 @@ export function beginForkHandshake(options: ForkConfig): ForkHandshake {
   chainId.catch(() => {})
   pin.catch(() => {})
   return { remote, cacheDir, chainId, pin }
-}
-
-function readChainId(file: string): bigint | undefined {
-  try {
-    return BigInt((JSON.parse(readFileSync(file, 'utf8')) as { chainId: string }).chainId)
-  } catch {
-    return undefined
-  }
 }
 
 function writeChainId(file: string, chainId: bigint) {

@@ -7,7 +7,8 @@ import { attachFork, enableForkState } from '../../evm/engine.js'
 import { createStateManager, systemContracts } from '../../evm/engine.js'
 import type { DevAccount } from '../accounts.js'
 import { InvalidInputError } from '../errors.js'
-import { type ForkHandshake, beginForkHandshake } from './handshake.js'
+import type { FirstReads } from './firstReads.js'
+import { beginForkHandshake } from './handshake.js'
 import { type Remote, createRemote } from './remote.js'
 import { type ForkCache, type ForkReads, createForkSource } from './source.js'
 
@@ -44,7 +45,7 @@ export type Fork = {
  * accounts keep their upstream nonce and code and get the configured balance,
  * as on Anvil.
  */
-export async function openFork(config: DevnetConfig, accounts: DevAccount[], recorded?: RecordedFork, begun?: ForkHandshake) {
+export async function openFork(config: DevnetConfig, accounts: DevAccount[], recorded?: RecordedFork, begun?: FirstReads) {
   const options = config.fork
   if (!options && !recorded) throw new InvalidInputError('no fork configured')
   // A fixture of a fork holds that pin's reads and the blocks above it: another pin cannot be honoured, and ignoring it would be silent.
@@ -79,8 +80,8 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[], rec
     cache = createForkSource({ remote, chainId: upstreamChainId, blockNumber, cacheDir: options?.cacheDir, recorded: recorded.reads })
     header = await cache.header(blockNumber)
   } else {
-    // Begun by startDevnet while the engine loaded, or here.
-    const handshake = begun ?? beginForkHandshake(options!)
+    // Its first reads begun by startDevnet (or the CLI's front) while the engine loaded, or here.
+    const handshake = beginForkHandshake(options!, begun)
     remote = handshake.remote
     try {
       const pinned = await handshake.pin

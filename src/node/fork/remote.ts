@@ -1,6 +1,6 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http'
 import { DevnetError } from '../../errors/base.js'
-import { createHttpClient } from './httpClient.js'
+import type { HttpReply } from './httpClient.js'
+import { type Transport, createTransport } from './transport.js'
 
 /**
  * A JSON-RPC read that the forked chain's upstream could not answer: it
@@ -47,6 +47,13 @@ export type RemoteOptions = {
   upstream?: string | undefined
   /** Why a read is refused when offline (default: the fork cache has no answer). */
   offlineReason?: string | undefined
+  /** The HTTP transport to send on (default: a new one for `url`); the client closes it. */
+  transport?: Transport | undefined
+  /**
+   * An HTTP request already sent on `transport` (a fork's first reads, firstReads.ts): the client's first
+   * attempt at a request of exactly this body takes this reply instead of sending it again.
+   */
+  preSent?: { body: string; reply: Promise<HttpReply> } | undefined
 }
 
 type Waiter = { resolve(value: unknown): void; reject(error: unknown): void }
@@ -69,16 +76,8 @@ export function createRemote(options: RemoteOptions) {
   const maxBatch = options.maxBatch ?? 100
   const stats: RemoteStats = { http: 0, requests: 0, retries: 0 }
   // Kept-alive connections, a few at once (reads of concurrent requests go out in parallel).
-  const maxSockets = 8
-  // An invalid URL: every request fails with "invalid URL", named by its method.
-  const target = URL.canParse(url) ? new URL(url) : undefined
-  /** Plain http (a local upstream, the tests' and the bench's) through the lean client of httpClient.ts. */
-  const plainClient = target?.protocol === 'http:' ? createHttpClient(target, maxSockets) : undefined
-  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets })
-  // node:https (TLS) only for an https upstream: loading it costs a start ~10 ms of CPU, and a local upstream is http.
-  let https: Promise<{ agent: import('node:https').Agent; request: typeof import('node:https').request }> | undefined
-  const loadHttps = () =>
-    (https ??= import('node:https').then(({ Agent, request }) => ({ agent: new Agent({ keepAlive: true, maxSockets }), request })))
+  const transport = options.transport ?? createTransport(url, 8)
+  let preSent = options.preSent
   const inFlight = new Map<string, Queued>()
   let queue: Queued[] = []
   let scheduled = false
@@ -96,7 +95,9 @@ export function createRemote(options: RemoteOptions) {
       stats.http++
       let reply: { status: number; text: string }
       try {
-        reply = await send1(data)
+        const sent = attempt === 0 && preSent?.body === data ? preSent.reply : undefined
+        if (sent) preSent = undefined
+        reply = await (sent ?? transport.post(data, timeoutMs))
       } catch (error) {
         lastReason = (error as Error).message
         continue
@@ -114,48 +115,6 @@ export function createRemote(options: RemoteOptions) {
       }
     }
     throw new ForkRemoteError(upstream, what, `${lastReason} (after ${attempts} attempts)`)
-  }
-
-  /**
-   * One POST over a kept-alive connection: httpClient.ts for plain http,
-   * node:https otherwise. Not fetch: fetch (undici, web streams) cost
-   * several times the CPU per request, and a cold token transfer on a fork
-   * makes one request per cold slot.
-   */
-  async function send1(data: string): Promise<{ status: number; text: string }> {
-    if (plainClient) return plainClient.post(data, timeoutMs)
-    if (!target) throw new Error('invalid URL')
-    const tls = target.protocol === 'https:' ? await loadHttps() : undefined
-    return new Promise((resolve, reject) => {
-      const req = (tls ? tls.request : httpRequest)(
-        target,
-        {
-          method: 'POST',
-          agent: tls ? tls.agent : httpAgent,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
-        },
-        (res) => {
-          const chunks: Buffer[] = []
-          res.on('data', (chunk: Buffer) => chunks.push(chunk))
-          res.on('end', () => {
-            clearTimeout(timer)
-            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') })
-          })
-          res.on('error', fail)
-        },
-      )
-      function fail(error: Error) {
-        clearTimeout(timer)
-        reject(timedOut ? new Error(`timed out after ${timeoutMs} ms`) : error)
-      }
-      let timedOut = false
-      const timer = setTimeout(() => {
-        timedOut = true
-        req.destroy()
-      }, timeoutMs)
-      req.on('error', fail)
-      req.end(data)
-    })
   }
 
   async function flush() {
@@ -203,9 +162,7 @@ export function createRemote(options: RemoteOptions) {
     url,
     /** Closes the kept-alive connections (a closed fork's sockets must not keep the process alive). */
     close() {
-      plainClient?.close()
-      httpAgent.destroy()
-      void https?.then(({ agent }) => agent.destroy())
+      transport.close()
     },
     /** The URL as shown in messages (credentials and query removed). */
     upstream,

@@ -1,0 +1,109 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { ForkConfig } from '../../config/schema.js'
+import type { HttpReply } from './httpClient.js'
+import { type Transport, createTransport } from './transport.js'
+
+/**
+ * A fork's first upstream reads, sent before anything else of a start: the
+ * upstream's chain id and the fork block's header, in one JSON-RPC batch,
+ * unless the disk cache already holds them (a warm start sends nothing: the
+ * chain id comes from the URL's cache file, the header from the pin's cache
+ * file). Plain data out: what was decided, the request sent and its raw
+ * reply, and the chain id as soon as the reply names it (for the early
+ * eth_chainId of src/rpc/startupDispatcher.ts).
+ *
+ * Why plain: the CLI's front bundle (src/cli/front.ts) begins these before
+ * the rest of the CLI (the engine, the node, the upstream client with its
+ * error classes) is read, and the CLI bundle takes them over
+ * (handshake.ts): a class made by one bundle is not the other's, so only
+ * functions, data and plain Errors cross. The reply is read and judged (HTTP
+ * status, JSON-RPC errors, retries with backoff, ForkRemoteError) by the
+ * upstream client (remote.ts), which takes the sent request as its first
+ * attempt. This module and the transport import node's built-ins only
+ * (scripts/bundle.mjs checks it).
+ */
+export type FirstReads = {
+  url: string
+  offline: boolean
+  cacheDir: string
+  /** The URL's cache file: the chain id of this upstream, once learnt. */
+  urlFile: string
+  /** The chain id from the URL's cache file, when it was there. */
+  known: bigint | undefined
+  /** The fork block when the config numbers it (undefined: `latest`). */
+  numbered: bigint | undefined
+  /** The pin's cache file exists: the fork block's header is in it. */
+  warm: boolean
+  transport: Transport
+  /** The batch sent, in the upstream client's own encoding (remote.ts), with its reply; undefined when nothing needed asking. */
+  sent: { body: string; reply: Promise<HttpReply> } | undefined
+  /** The upstream's chain id, from the cache or the reply; rejects when neither told it (the node's start then says why). */
+  chainId: Promise<bigint>
+}
+
+/** Where fork reads are cached when the config does not say. */
+export const defaultForkCacheDir = () => join(builtin('node:os').homedir(), '.devnet', 'fork-cache')
+
+/** The pin's cache file (source.ts writes it, cacheLog.ts says how). */
+export const pinCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.log`)
+/** Where version 1 kept it (one JSON document), still read. */
+export const legacyCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.json`)
+
+/**
+ * A built-in taken when first needed: the front of a start without a fork takes this module in too, and listens
+ * before node:crypto is loaded.
+ */
+const builtin = <Id extends 'node:crypto' | 'node:os'>(id: Id) => process.getBuiltinModule(id)
+
+/** Per HTTP request, as the upstream client's default (remote.ts). */
+const timeoutMs = 30_000
+
+export function beginFirstReads(options: ForkConfig): FirstReads {
+  const offline = options.offline === true
+  const cacheDir = options.cacheDir ?? defaultForkCacheDir()
+  const urlFile = join(cacheDir, 'urls', `${builtin('node:crypto').createHash('sha256').update(options.url).digest('hex').slice(0, 32)}.json`)
+  const known = readChainId(urlFile)
+  const numbered = typeof options.blockNumber === 'bigint' ? options.blockNumber : undefined
+  const warm = known !== undefined && numbered !== undefined && (existsSync(pinCacheFile(cacheDir, known, numbered)) || existsSync(legacyCacheFile(cacheDir, known, numbered)))
+  const transport = createTransport(options.url, 8)
+  // What handshake.ts asks, in its order: the chain id unless cached, then the fork block's header unless warm.
+  const asks: [string, unknown[]][] = []
+  if (known === undefined) asks.push(['eth_chainId', []])
+  if (!warm && !(offline && numbered === undefined)) asks.push(['eth_getBlockByNumber', [numbered === undefined ? 'latest' : `0x${numbered.toString(16)}`, false]])
+  let sent: FirstReads['sent']
+  if (!offline && asks.length > 0) {
+    const payload = asks.map(([method, params], i) => ({ jsonrpc: '2.0', id: i + 1, method, params }))
+    const body = JSON.stringify(payload.length === 1 ? payload[0] : payload)
+    const reply = transport.post(body, timeoutMs)
+    // Judged by the upstream client, maybe never (when the node's start fails first): not an unhandled rejection meanwhile.
+    reply.catch(() => {})
+    sent = { body, reply }
+  }
+  const chainId =
+    known !== undefined
+      ? Promise.resolve(known)
+      : sent
+        ? sent.reply.then((reply) => chainIdOf(reply))
+        : Promise.reject(new Error('the chain id is not known yet'))
+  chainId.catch(() => {})
+  return { url: options.url, offline, cacheDir, urlFile, known, numbered, warm, transport, sent, chainId }
+}
+
+/** The chain id in the first batch's reply (eth_chainId is its id 1); throws when the reply holds none. */
+function chainIdOf(reply: HttpReply): bigint {
+  if (reply.status !== 200) throw new Error(`HTTP ${reply.status}`)
+  const parsed = JSON.parse(reply.text) as unknown
+  const items = Array.isArray(parsed) ? parsed : [parsed]
+  const item = items.find((r) => r && typeof r === 'object' && (r as { id?: unknown }).id === 1) as { result?: unknown } | undefined
+  if (typeof item?.result !== 'string') throw new Error('no chain id in the reply')
+  return BigInt(item.result)
+}
+
+function readChainId(file: string): bigint | undefined {
+  try {
+    return BigInt((JSON.parse(readFileSync(file, 'utf8')) as { chainId: string }).chainId)
+  } catch {
+    return undefined
+  }
+}
