@@ -6,10 +6,13 @@
  * then see the same load, which separate runs never do; the paired ratio
  * (each B request over the A request just before it) is the figure to read.
  * The payload is the harness' step g (../shared/bench/peers.mjs): 100 token
- * transfers (sim100) or one (sim1) from an overridden sender.
+ * transfers (sim100) or one (sim1) from an overridden sender. `calld` runs
+ * instead an eth_call balanceOf of a new holder each time (bench/callPerf.ts'
+ * calld: the execution path's own CPU, which the answer memo cannot answer),
+ * to check that a change for simulate leaves the shared call path alone.
  *
  *   node scripts/build.mjs --library --outdir .ab/old   # on the old commit (inside the package, ignored by git); then .ab/new
- *   node --single-threaded-gc --import tsx bench/simulateAB.ts .ab/old .ab/new [seconds=20] [sim100|sim1]
+ *   node --single-threaded-gc --import tsx bench/simulateAB.ts .ab/old .ab/new [seconds=20] [sim100|sim1|calld]
  *
  * PROFILE=file.cpuprofile also writes a CPU profile of the measured loop (the
  * two builds' frames are told apart by their paths). --single-threaded-gc
@@ -24,7 +27,7 @@ const dirs = process.argv.slice(2, 4)
 const seconds = Number(process.argv[4] ?? 20)
 const caseName = process.argv[5] ?? 'sim100'
 const artifact = JSON.parse(readFileSync(new URL('../../shared/bench/contracts/build/BenchToken.json', import.meta.url), 'utf8')) as { bytecode: Hex; abi: unknown[] }
-const abi = parseAbi(['function transfer(address to, uint256 value) returns (bool)'])
+const abi = parseAbi(['function transfer(address to, uint256 value) returns (bool)', 'function balanceOf(address) view returns (uint256)'])
 const label = (s: string) => keccak256(toHex(s)).slice(0, 42) as Hex
 async function setup(dir: string) {
   const { createDevnet } = (await import(`${resolve(dir)}/index.js`)) as typeof import('../src/index.js')
@@ -41,9 +44,13 @@ async function setup(dir: string) {
   const xfer = (to: Hex) => ({ from: X, to: token, data: encodeFunctionData({ abi, functionName: 'transfer', args: [to, 1_000_000n] }) })
   const n = caseName === 'sim1' ? 1 : 100
   const params = [{ blockStateCalls: [{ stateOverrides, calls: Array.from({ length: n }, (_, i) => xfer(label(`sim-r-${i}`))) }], traceTransfers: false, validation: false }, 'latest']
-  const run = () => request('eth_simulateV1', params)
-  const [b] = (await run()) as { calls: { status: Hex }[] }[]
-  if (b!.calls.some((c) => c.status !== '0x1')) throw new Error('failed calls')
+  let holder = 0
+  const balanceOf = () => ({ to: token, data: encodeFunctionData({ abi, functionName: 'balanceOf', args: [label(`ab-holder-${holder++}`)] }) })
+  const run = caseName === 'calld' ? () => request('eth_call', [balanceOf(), 'latest']) : () => request('eth_simulateV1', params)
+  if (caseName !== 'calld') {
+    const [b] = (await run()) as { calls: { status: Hex }[] }[]
+    if (b!.calls.some((c) => c.status !== '0x1')) throw new Error('failed calls')
+  }
   return { run, close: () => devnet.close(), out: JSON.stringify(await run()) }
 }
 const variants = [] as Awaited<ReturnType<typeof setup>>[]

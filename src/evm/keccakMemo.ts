@@ -1,7 +1,7 @@
 import { Bloom } from '@ethereumjs/vm'
 import { keccak256 } from 'viem/utils'
 import { evmInternals } from './evmInternals.js'
-import { flat } from './trieStorage.js'
+import { hexKey, hexOf } from './hexKeys.js'
 
 /**
  * Memos of the two keccak hashes every token call repeats with the same
@@ -14,10 +14,11 @@ import { flat } from './trieStorage.js'
  *
  * Only short inputs are kept (≤ 128 bytes: slots, addresses, topics), in a
  * bounded map that starts over when full. Hashes handed out are copies:
- * callers own what they get. A key is built a byte at a time, a rope of one
- * 32-byte cons cell per byte (trieStorage.ts): it is flattened when stored,
- * or a 64-byte key keeps ~2 kB of cells, 40 MB for a full table (a heap
- * snapshot after the bench workload found 81,000 such cells, 2.5 MB).
+ * callers own what they get. A key is the input's hex from Node's native
+ * encoder (hexKeys.ts), one flat string: built a byte at a time it was a rope
+ * of one 32-byte cons cell per byte, ~4 % of what a 100-call eth_simulateV1
+ * allocated, and had to be flattened before it was stored (or a 64-byte key
+ * kept ~2 kB of cells).
  */
 
 const maxInput = 128
@@ -25,13 +26,7 @@ const maxEntries = 20_000
 
 type Keccak = (data: Uint8Array) => Uint8Array
 
-const hexDigits = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
-
-function keyOf(data: Uint8Array): string {
-  let key = ''
-  for (let i = 0; i < data.length; i++) key += hexDigits[data[i]!]
-  return key
-}
+const keyOf = hexKey
 
 /** Per hash function (a Common's custom keccak, or the library default): the words KECCAK256 pushed. */
 const words = new WeakMap<Keccak, Map<string, bigint>>()
@@ -45,19 +40,13 @@ function table<T>(memos: WeakMap<Keccak, Map<string, T>>, keccak: Keccak) {
   return memo
 }
 
-const hexOf = (hash: Uint8Array) => {
-  let hex = '0x'
-  for (let i = 0; i < hash.length; i++) hex += hexDigits[hash[i]!]
-  return hex
-}
-
 /** The word KECCAK256 pushes for `data`: `BigInt(bytesToHex(keccak(data)))`. */
 export function keccakWord(keccak: Keccak, data: Uint8Array): bigint {
   if (data.length > maxInput) return BigInt(hexOf(keccak(data)))
   const memo = table(words, keccak)
   const key = keyOf(data)
   let word = memo.get(key)
-  if (word === undefined) memo.set(flat(key), (word = BigInt(hexOf(keccak(data)))))
+  if (word === undefined) memo.set(key, (word = BigInt(hexOf(keccak(data)))))
   return word
 }
 
@@ -91,7 +80,7 @@ export function applyKeccakMemo() {
       const memo = table(hashes, this.keccakFunction)
       const key = keyOf(e)
       hash = memo.get(key)
-      if (hash === undefined) memo.set(flat(key), (hash = this.keccakFunction(e).slice()))
+      if (hash === undefined) memo.set(key, (hash = this.keccakFunction(e).slice()))
     } else hash = this.keccakFunction(e).slice()
     // The library's bit selection: three 11-bit indexes from the hash's first six bytes.
     const view = new DataView(hash.buffer, hash.byteOffset, hash.byteLength)

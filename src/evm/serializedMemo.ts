@@ -12,6 +12,13 @@ import { AccessList2930Tx, Blob4844Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx 
  * could still change), and serialize() answers a copy of it, so a caller
  * that writes into the result changes nothing else. Applied once to
  * @ethereumjs/tx (10.1) by the patch registry (patches/registry.ts).
+ *
+ * A frozen transaction devnet built itself (a simulated call, a signed
+ * eth_sendTransaction) has no input bytes: its first serialize() encodes it
+ * and keeps the result, as the library keeps a frozen transaction's hash
+ * (tx.cache.hash) on the same premise that its fields no longer change. A
+ * 100-call eth_simulateV1 serialized each call three times (its hash, the
+ * transaction root, the block size).
  */
 const serialized = new WeakMap<object, Uint8Array>()
 
@@ -27,7 +34,10 @@ export function applySerializedMemo() {
     const original = prototype.serialize
     prototype.serialize = function (this: WithSerialize) {
       const bytes = serialized.get(this)
-      return bytes !== undefined ? bytes.slice() : original.call(this)
+      if (bytes !== undefined) return bytes.slice()
+      const encoded = original.call(this)
+      if (Object.isFrozen(this)) serialized.set(this, encoded.slice())
+      return encoded
     }
     prototype.__devnetSerialized = true
   }

@@ -1,8 +1,10 @@
 import { RLP } from '@ethereumjs/rlp'
+import { createTx } from '@ethereumjs/tx'
 import { keccak256 } from 'viem/utils'
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { createDevCommon } from '../../src/evm/common.js'
+import { engineModeOf } from '../../src/evm/patches/registry.js'
 import { decodeRawTx } from '../../src/evm/rawTx.js'
 import { signedOfEveryType } from './generators.js'
 
@@ -55,5 +57,39 @@ describe('serialized form of decoded transactions', () => {
     expect(() => decodeRawTx(Uint8Array.of(2, ...longForm), common)).toThrow(/single byte < 0x80 are not prefixed/)
     // Trailing bytes after the list.
     expect(() => decodeRawTx(Uint8Array.of(...raw, 0), common)).toThrow()
+  })
+})
+
+describe('serialized form of transactions built from fields', () => {
+  const fields = { to: account.address, value: 5n, nonce: 3n, gasLimit: 60_000n, maxFeePerGas: 10n, maxPriorityFeePerGas: 1n, data: '0xdeadbeef' } as const
+
+  it('a frozen one keeps its first encoding: equal to the fields\' encoding at every call, a fresh copy each time', () => {
+    const tx = createTx({ type: 2, ...fields }, { common })
+    expect(Object.isFrozen(tx)).toBe(true)
+    const first = tx.serialize()
+    expect(first).toEqual(encodedFromFields(tx as never))
+    first.fill(0)
+    const second = tx.serialize()
+    expect(second).toEqual(encodedFromFields(tx as never))
+    expect(second).not.toBe(tx.serialize())
+  })
+
+  // Stock @ethereumjs encodes again at every call.
+  it.skipIf(engineModeOf() === 'stock')('a frozen one is encoded once: later calls answer the kept bytes', () => {
+    const tx = createTx({ type: 2, ...fields }, { common })
+    const first = tx.serialize()
+    // Like the library's hash of a frozen transaction (tx.cache.hash), the memo takes the fields as final: a
+    // write into the data array (which freezing cannot stop) does not show.
+    tx.data[0] = 0
+    expect(tx.serialize()).toEqual(first)
+  })
+
+  it('an unfrozen one is encoded again at every call, so a changed field shows', () => {
+    const tx = createTx({ type: 2, ...fields }, { common, freeze: false })
+    const before = tx.serialize()
+    ;(tx as { nonce: bigint }).nonce = 4n
+    const after = tx.serialize()
+    expect(after).not.toEqual(before)
+    expect(after).toEqual(encodedFromFields(tx as never))
   })
 })
