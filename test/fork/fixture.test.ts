@@ -114,6 +114,7 @@ describe('fixtures of a fork', () => {
     const text = describeFixture(fixture, bytes)
     expect(text).toContain(`fork of:       ${remoteUrl} (chain 31337) at block ${pin}`)
     expect(text).toContain(`blocks:        2 local (above the fork block, to ${pin + 2n})`)
+    expect(text).toContain(`cheats:        below the head at block ${pin + 1n} (read at their cheated state)`)
   })
 
   test('with --fork-url, a loaded fixture reads what it lacks from the upstream at the pin, and records it', async () => {
