@@ -80,6 +80,9 @@ export function describeFixture(fixture: LoadableFixture, bytes: number): string
         ]
       : [`blocks:        ${fixture.blocks.length} (genesis to ${BigInt(fixture.head.number)})`]),
     `head:          ${BigInt(fixture.head.number)} ${fixture.head.hash} at ${timestamp}`,
+    ...(fixture.cheatedRoots
+      ? [`cheats:        below the head at block${fixture.cheatedRoots.length > 1 ? 's' : ''} ${fixture.cheatedRoots.map((c) => BigInt(c.number)).join(', ')} (read at their cheated state)`]
+      : []),
     `accounts:      ${fixture.config.accounts} dev accounts, token ${fixture.config.token.symbol} at ${fixture.config.token.address}`,
     `transactions:  ${transactions} sealed, ${fixture.pending.transactions.length} pre-confirmed, ${fixture.pool.length} in the pool`,
     `clock:         ${fixture.clock.kind} ${fixture.clock.value}`,

@@ -143,6 +143,8 @@ export type DevnetFixture = {
   state: { nodes: Record<Hex, Hex>; code: Record<Hex, Hex> }
   /** On a fixture of a fork: the pin and every upstream answer read, so the fork loads offline. */
   fork?: DevnetForkSection
+  /** Blocks below the head that read at another root than their header's: a cheat (anvil_setBalance, ...) made while each was the head. */
+  cheatedRoots?: { number: Hex; stateRoot: Hex }[]
 }
 
 /** The `fork` section of a fixture of a fork. */

@@ -53,6 +53,8 @@ const readAll = async (devnet: StartedDevnet) => {
     tokenBalances: await Promise.all(recipients.map((who) => call('eth_call', [{ to: token, data: balanceOf(who) }, 'latest']))),
     pendingBalance: await call('eth_call', [{ to: token, data: balanceOf(recipients[1]) }, 'pending']),
     atPin: await call('eth_getBalance', [recipients[0], hex(pin)]),
+    // Block pin + 1 was the head when anvil_setBalance ran: it reads at the cheated state (format.ts cheatedRoots).
+    cheatedBelow: await call('eth_getBalance', [recipients[1], hex(pin + 1n)]),
     code: await call('eth_getCode', [contract, 'latest']),
     slot: await call('eth_getStorageAt', [contract, '0x1', 'latest']),
     blockhash: await call('eth_call', [{ data: `0x61${(pin - 1n).toString(16).padStart(4, '0')}4060005260206000f3` }, 'latest']),
@@ -103,6 +105,8 @@ describe('fixtures of a fork', () => {
     expect(fixture.fork.upstream).toBe(remoteUrl)
     expect(Object.keys(fixture.fork.reads.accounts)).toContain(token.toLowerCase())
     expect(fixture.blocks.length).toBe(2)
+    expect(reads.cheatedBelow).toBe('0x1234')
+    expect((object as { cheatedRoots?: { number: Hex }[] }).cheatedRoots?.map((c) => c.number)).toEqual([hex(pin + 1n)])
   })
 
   test('devnet fixture inspect says what fork it is of', async () => {
@@ -110,6 +114,7 @@ describe('fixtures of a fork', () => {
     const text = describeFixture(fixture, bytes)
     expect(text).toContain(`fork of:       ${remoteUrl} (chain 31337) at block ${pin}`)
     expect(text).toContain(`blocks:        2 local (above the fork block, to ${pin + 2n})`)
+    expect(text).toContain(`cheats:        below the head at block ${pin + 1n} (read at their cheated state)`)
   })
 
   test('with --fork-url, a loaded fixture reads what it lacks from the upstream at the pin, and records it', async () => {
