@@ -3,7 +3,8 @@
 // compiled code by itself.
 //
 // The caches are made at build time (scripts/bundle.mjs starts the CLI once with DEVNET_CODE_CACHE_WRITE=1, sends it
-// one request and has it save what each script compiled) and live beside the bundles, named by the bundle's length
+// an eth_chainId and the requests of scripts/codeCacheWorkload.mjs, and has it save what each script compiled, so the
+// functions of a fresh node's first transactions, calls and simulations come compiled too) and live beside the bundles, named by the bundle's length
 // and the Node version that made it: another Node finds no file, and V8 itself refuses data from other V8 flags
 // (`cachedDataRejected`); either way the bundle is compiled as usual. Nothing is written at run time. The name holds
 // no hash of the bundle's text: hashing means loading node:crypto (~3 ms) before the front listens, and the build

@@ -24,7 +24,7 @@ import { buildEngine } from './engineBundle.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const outputs = [join(root, 'dist', 'index.js'), join(root, 'dist', 'evm', 'engine.js'), join(root, 'dist', 'ui', 'page', 'app.js'), join(root, 'dist', 'bundle', 'front.cjs'), join(root, 'dist', 'bundle', 'cli.cjs')]
-const inputs = ['src', 'scripts/build.mjs', 'scripts/engineBundle.mjs', 'scripts/bundle.mjs', 'scripts/build-ui.mjs', 'bin', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']
+const inputs = ['src', 'scripts/build.mjs', 'scripts/engineBundle.mjs', 'scripts/bundle.mjs', 'scripts/codeCacheWorkload.mjs', 'scripts/build-ui.mjs', 'bin', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']
 
 /** Newest modification time of a file, or of the files under a folder. */
 function newest(path) {

@@ -44,11 +44,14 @@ import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
+import { runCodeCacheWorkload } from './codeCacheWorkload.mjs'
 import { checkEnginePatches, evmInternalsPlugin, runtimeExternals } from './engineBundle.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const outdirFlag = process.argv.indexOf('--outdir')
 const outdir = outdirFlag > 0 ? resolve(process.argv[outdirFlag + 1]) : join(root, 'dist', 'bundle')
+// --cache-start-only: caches made after the first eth_chainId alone, as before the workload (for A/B measurements).
+const cacheWorkload = !process.argv.includes('--cache-start-only')
 
 rmSync(outdir, { recursive: true, force: true })
 
@@ -113,11 +116,14 @@ for (const file of frontInputs.filter((f) => frontForkReads.test(f))) {
 
 /**
  * V8's code caches for the bundles (bin/codeCache.js): the CLI is started
- * once from them (`devnet start --port 0`, on 127.0.0.1) as bin/devnet.js
- * starts it, answers one eth_chainId, and saves the code it compiled of
- * each script for that, which is what a cold start compiles. Optional: when
- * this fails (no loopback, a slow machine), the build goes on and the CLI
- * compiles at each start.
+ * once from them (`devnet start --port 0 --mining manual`, on 127.0.0.1) as
+ * bin/devnet.js starts it, answers one eth_chainId, then the requests of
+ * scripts/codeCacheWorkload.mjs (transactions, a seal, calls, logs,
+ * simulations), and saves the code it compiled of each script: what a
+ * start compiles and what a fresh node's first requests of each kind
+ * compile. Optional: when this fails (no loopback, a slow machine), the
+ * build goes on and the CLI compiles at each start; when only the workload
+ * fails, the build warns and saves what was compiled.
  */
 async function makeCodeCache(dir) {
   const codeCache = pathToFileURL(join(root, 'bin', 'codeCache.js')).href
@@ -142,6 +148,14 @@ async function makeCodeCache(dir) {
     const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })
     if (!response.ok) throw new Error(`eth_chainId answered HTTP ${response.status}`)
     await response.text()
+    if (cacheWorkload) {
+      try {
+        const requests = await runCodeCacheWorkload(url)
+        console.log(`bundle: code-cache workload, ${requests} requests`)
+      } catch (error) {
+        console.warn(`bundle: the code-cache workload failed (${error.message}); the caches hold what compiled up to there`)
+      }
+    }
     child.stdin.end()
     const code = await exited
     if (code !== 0) throw new Error(`exited with ${code}`)

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -49,8 +49,13 @@ const rpc = async (url: string, method: string, params: unknown[] = []) => {
 const accepted = (cachedData: Buffer) =>
   !new vm.Script(Module.wrap(readFileSync(cli, 'utf8')), { filename: cli, cachedData }).cachedDataRejected
 
+/** What the build printed (stdout and stderr). */
+let buildOutput = ''
+
 beforeAll(() => {
-  execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs'), '--outdir', outdir], { stdio: 'pipe' })
+  const build = spawnSync(process.execPath, [join(root, 'scripts', 'bundle.mjs'), '--outdir', outdir], { encoding: 'utf8' })
+  if (build.status !== 0) throw new Error(`scripts/bundle.mjs exited with ${build.status}: ${build.stderr}`)
+  buildOutput = build.stdout + build.stderr
   // As bin/devnet.js runs them: front.cjs, which listens, then cli.cjs behind it.
   writeFileSync(launcher, `import { runCliBundles } from ${JSON.stringify(join(root, 'bin', 'codeCache.js'))}\nrunCliBundles(${JSON.stringify(outdir)}, process.argv.slice(2))\n`)
   writeFileSync(
@@ -95,6 +100,13 @@ describe('CLI bundle', () => {
     p.child.kill('SIGTERM')
     expect(await p.exited).toBe(0)
     expect(p.err()).toBe('')
+  })
+
+  test("the build's code-cache run answers every request of its workload before saving the caches", () => {
+    // scripts/codeCacheWorkload.mjs checks each answer: a method whose params or answer changed stops it with a
+    // warning, and the caches would silently lose the functions of every request after it.
+    expect(buildOutput).not.toMatch(/workload failed|no V8 code cache/)
+    expect(buildOutput).toMatch(/code-cache workload, \d+ requests/)
   })
 
   test('the build leaves V8 code cache the bundle accepts; with a damaged one the bundle compiles and runs', async () => {

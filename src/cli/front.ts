@@ -14,7 +14,7 @@ import type { runCli } from './run.js'
  *
  * Why: the first answer of a start (the eth_chainId a client polls a
  * starting node with, src/rpc/startupDispatcher.ts) comes once the socket
- * listens, and reading the CLI bundle and its 1.6 MB code cache before that
+ * listens, and reading the CLI bundle and its code cache (1.6 MB then) before that
  * was a quarter of the time to it.
  *
  * A fork starts here too: its first upstream reads (chain id and fork block,
