@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
+import { tempDir } from './tempDir.js'
 
 const bin = fileURLToPath(new URL('../bin/devnet.js', import.meta.url))
 
@@ -94,7 +94,7 @@ const rpc = async (url: string, method: string) =>
 
 /** A folder holding a devnet.config.json that restates the defaults, as a user's might. */
 function projectFolder() {
-  const dir = mkdtempSync(join(tmpdir(), 'devnet-cli-'))
+  const dir = tempDir('devnet-cli-')
   writeFileSync(join(dir, 'devnet.config.json'), JSON.stringify({ chainId: 31337, mining: { type: 'interval', blockTime: 2000, preconfInterval: 200 }, clock: 'wall' }))
   // A post-merge geth genesis with no accounts: enough to start an imported chain.
   const forks = ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul', 'berlin', 'london']

@@ -1,13 +1,13 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { userErrorMessage } from '../../src/cli/userError.js'
 import { createDevnet, type DevnetOptions } from '../../src/index.js'
+import { tempDir } from '../tempDir.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'devnet-user-error-'))
+const dir = tempDir('devnet-user-error-')
 const write = (name: string, content: unknown) => {
   const path = join(dir, name)
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content))

@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { parseStartArgs, startInputs } from '../../src/cli/start.js'
 import type { DevnetConfig } from '../../src/config/schema.js'
 import { resolveConfig } from '../../src/index.js'
+import { tempDir } from '../tempDir.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'devnet-precedence-'))
+const dir = tempDir('devnet-precedence-')
 let files = 0
 
 /** Resolves `devnet start ARGV` with a config file holding `file`, as the CLI does; collects the warnings. */

@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { exposureWarning } from '../../src/cli/exposure.js'
 import { type Devnet, createDevnet, defaultConfig } from '../../src/index.js'
 import type { LooseRpc } from '../utils.js'
+import { tempDir } from '../tempDir.js'
 
 const options = { mining: 'manual', clock: 'virtual', quiet: true } as const
-const root = mkdtempSync(join(tmpdir(), 'devnet-fixture-path-'))
+const root = tempDir('devnet-fixture-path-')
 const fixtures = join(root, 'fixtures')
 const outside = join(root, 'outside')
 mkdirSync(fixtures)

@@ -1,11 +1,11 @@
 import { type Address, type Hex, BaseError, ContractFunctionRevertedError, parseGwei } from 'viem'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { createDevnet } from '../../src/index.js'
 import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
 import { account, startTestDevnet } from '../utils.js'
+import { tempDir } from '../tempDir.js'
 
 // The token cheats through viem against a devnet over HTTP: no owner, pauser or
 // blacklister key is used anywhere here.
@@ -171,7 +171,7 @@ describe('bad arguments', () => {
 
 describe('a chain without the token', () => {
   test('an imported geth genesis has no token to write into: -32000, nothing changes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'devnet-token-'))
+    const dir = tempDir('devnet-token-')
     const genesis = join(dir, 'genesis.json')
     const forks = ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul', 'berlin', 'london']
     writeFileSync(genesis, JSON.stringify({
