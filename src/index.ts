@@ -62,10 +62,7 @@ export type StartedDevnet = Devnet & { url: string; wsUrl: string; port: number 
 export async function startDevnet(options: DevnetOptions = {}, sources: ConfigSources = {}): Promise<StartedDevnet> {
   const config = await resolveConfig(options, { base: { port: 0 }, ...sources })
   // The socket opens first; requests wait for the node (src/rpc/startupDispatcher.ts), which is built after it.
-  // A fork's first upstream reads (chain id, fork block) travel while the engine loads (node/fork/firstReads.ts).
-  // (Imported only then: it loads the upstream transport, which a start without a fork does not need.)
-  const firstReads = config.fork && !config.fixture ? (await import('./node/fork/firstReads.js')).beginFirstReads(config.fork) : undefined
-  return serveListening(await listenFirst(config, firstReads))
+  return serveListening(await listenFirst(config))
 }
 
 /**

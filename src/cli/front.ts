@@ -1,6 +1,5 @@
 import { resolveConfig } from '../config/resolve.js'
 import { type Listening, listenFirst } from '../server/listenFirst.js'
-import { type FirstReads, beginFirstReads } from '../node/fork/firstReads.js'
 import { parseStartArgs, startInputs } from './start.js'
 import type { runCli } from './run.js'
 
@@ -57,16 +56,13 @@ async function listenEarly(argv: string[]): Promise<Listening | undefined> {
   // Printed once listening: on a failure the whole CLI resolves the config again and prints them itself.
   const warnings: string[] = []
   let listening: Listening
-  let firstReads: FirstReads | undefined
   try {
     const { options, sources } = startInputs(values, { onWarning: (line) => warnings.push(line) })
     const config = await resolveConfig(options, { base: { port: 0 }, ...sources })
-    // As startDevnet does: a fork's first reads travel while the rest of the CLI loads.
-    if (config.fork && !config.fixture) firstReads = beginFirstReads(config.fork)
-    listening = await listenFirst(config, firstReads)
+    // A fork's first reads go out here (listenFirst) and travel while the rest of the CLI loads.
+    listening = await listenFirst(config)
   } catch {
-    // The whole CLI starts over (its own first reads): these connections must not hold the process open.
-    firstReads?.transport.close()
+    // The whole CLI starts over from the arguments (with its own first reads; listenFirst closed these).
     return undefined
   }
   // In the whole CLI's order: the fork's line comes before resolving the config, which warns.

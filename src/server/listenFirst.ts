@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream'
 import type { DevnetConfig } from '../config/schema.js'
-import type { FirstReads } from '../node/fork/firstReads.js'
+import { type FirstReads, beginFirstReads } from '../node/fork/firstReads.js'
 import { type Responder, createStartupDispatcher } from '../rpc/startupDispatcher.js'
 import { type StaticRoutes, createHttpApp, listen } from './http.js'
 
@@ -29,14 +29,17 @@ export type Listening = {
  * the HTTP socket listening for the config, before any of the engine is
  * loaded. Until `serve`, requests wait for the node, except those the config
  * alone answers (src/rpc/startupDispatcher.ts), and WebSocket upgrades are
- * held. `firstReads`: a fork's first upstream reads, begun by the caller
- * (startDevnet, or the CLI's front bundle) before it listened.
+ * held. A fork's first upstream reads (chain id, fork block;
+ * src/node/fork/firstReads.ts) are sent before it listens, so that they
+ * travel while the engine loads.
  *
  * Its own module, importing only the config, the transport and the startup
  * dispatcher, so that the CLI's front bundle (src/cli/front.ts) is this and
  * the flag parsing: the process listens before it reads the engine's code.
  */
-export async function listenFirst(config: DevnetConfig, firstReads?: FirstReads): Promise<Listening> {
+export async function listenFirst(config: DevnetConfig): Promise<Listening> {
+  // Node built-ins and plain data only (scripts/bundle.mjs lets the front take it in): a start without a fork sends nothing.
+  const firstReads = config.fork && !config.fixture ? beginFirstReads(config.fork) : undefined
   let settle!: { resolve: (served: Served) => void; reject: (error: unknown) => void }
   const ready = new Promise<Served>((resolve, reject) => (settle = { resolve, reject }))
   // A chain id the config alone decides: the dev chain's, or a fork's once its upstream (or cache, or --fork-chain-id) tells it.
