@@ -132,18 +132,8 @@ export function createDispatcher(
    */
   const memo = createAnswerMemo()
   const resolve = (id: BlockId) => context.node.views.resolve(id)
-  const fromMemo = (def: MethodDef, request: RequestText, text: string) => {
-    const key = memo.key(request.method, request.params)
-    if (key === undefined) return undefined
-    const found = memo.get(key, resolve)
-    if (found !== undefined) return `{"jsonrpc":"2.0","id":${request.id},"result":${found}}`
-    // Parsed whole once: a body that is not JSON gets its -32700 from the ordinary path.
-    let payload: { params: unknown }
-    try {
-      payload = JSON.parse(text)
-    } catch {
-      return undefined
-    }
+  /** A memo miss with its body parsed (once, for the ordinary path too): answered and kept when its block is memoized. */
+  const answerAndKeep = (def: MethodDef, request: RequestText, key: string, payload: { params?: unknown }) => {
     const params = payload.params
     if (!Array.isArray(params)) return undefined
     const reads = def.readsState!
@@ -185,11 +175,15 @@ export function createDispatcher(
     respondText(text) {
       const request = splitRequest(text)
       const def = request && table.get(request.method)
-      if (def?.readsState) {
-        const answered = fromMemo(def, request!, text)
-        if (answered !== undefined) return answered
+      const key = def?.readsState ? memo.key(request!.method, request!.params) : undefined
+      if (key !== undefined) {
+        const found = memo.get(key, resolve)
+        if (found !== undefined) return `{"jsonrpc":"2.0","id":${request!.id},"result":${found}}`
       }
-      return respondToText(text, respond)
+      // Parsed whole once: a body that is not JSON gets its -32700 here, a memo miss goes on with the parsed body.
+      return respondToText(text, (payload) =>
+        (key !== undefined && answerAndKeep(def!, request!, key, payload as { params?: unknown })) || respond(payload),
+      )
     },
   }
 }
