@@ -20,7 +20,7 @@ import { encodeFunctionData } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
 import { startDevnet } from '../src/index.js'
-import { countingProxy, freePort, p50, root, rpc } from './peerProcess.js'
+import { countingProxy, freePort, p50, root } from './peerProcess.js'
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name)

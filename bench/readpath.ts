@@ -17,7 +17,7 @@
  *   options: --seconds N (per loop, default 3), --only bal1,bal32,call32,call1,calld32, --rounds N,
  *   --src DIR (run the server from another checkout's src/, for A/B runs)
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -7,7 +7,6 @@ import { keccak256 } from 'viem/utils'
 import { sealBuiltBlock } from '../../evm/engine.js'
 import { withIdleRequestQueues } from '../../evm/engine.js'
 import { orderedTrieRoot } from '../../evm/engine.js'
-import type { Hex } from 'viem'
 
 /*
  * Where the simulation needs ethereumjs 10.1 to behave as geth does, and how:
