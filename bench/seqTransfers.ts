@@ -1,7 +1,8 @@
 /**
  * Profiling aid: N ERC-20 transfers sent one at a time against `devnet start --mining auto` (a process of its own),
  * each waiting for its receipt (one transaction per sealed block). Prints the node's CPU per transfer (/proc, 10 ms
- * ticks). `FORK=1` forks a plain devnet process. `DEVNET_PROF=dir` runs the node under `--cpu-prof` into dir. `DEVNET_FROM_SOURCE=1` runs the source.
+ * ticks). `WARMUP` (20) transfers first; `WARMUP=0` measures a fresh node's first ones. `PIPE=1` awaits each send and
+ * polls only for the last receipt, as bench/fork.ts does. `FORK=1` forks a plain devnet process. `DEVNET_PROF=dir` runs the node under `--cpu-prof` into dir. `DEVNET_FROM_SOURCE=1` runs the source.
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -41,22 +42,30 @@ const call = async (method: string, params: unknown[]) => {
   return body.result
 }
 const tokenAddress = '0x3009300930093009300930093009300930093009'
+const warmup = Number(process.env.WARMUP ?? 20)
 const raws: string[] = []
-for (let i = 0; i < n + 20; i++) {
+for (let i = 0; i < n + warmup; i++) {
   const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(i + 1).toString(16).padStart(40, '0')}`, 1n] })
   raws.push(await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce: i, to: tokenAddress, data, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n }))
 }
-const run = async (from: number, to: number) => {
-  for (let i = from; i < to; i++) {
-    const hash = await call('eth_sendRawTransaction', [raws[i]])
-    while ((await call('eth_getTransactionReceipt', [hash])) === null) await new Promise((r) => setTimeout(r, 1))
-  }
+// PIPE=1: as bench/fork.ts's row, each send awaited, then one poll for the last receipt.
+const pipe = process.env.PIPE === '1'
+const waitMined = async (hash: string) => {
+  while ((await call('eth_getTransactionReceipt', [hash])) === null) await new Promise((r) => setTimeout(r, 1))
 }
-await run(0, 20) // warm-up
+const run = async (from: number, to: number) => {
+  let hash = ''
+  for (let i = from; i < to; i++) {
+    hash = await call('eth_sendRawTransaction', [raws[i]])
+    if (!pipe) await waitMined(hash)
+  }
+  if (pipe && hash) await waitMined(hash)
+}
+await run(0, warmup)
 const [u0, s0] = cpuOf(child.pid!)
 const t0 = performance.now()
 const h0 = process.hrtime.bigint() / 1000n
-await run(20, n + 20)
+await run(warmup, n + warmup)
 const h1 = process.hrtime.bigint() / 1000n
 const wall = performance.now() - t0
 const [u1, s1] = cpuOf(child.pid!)

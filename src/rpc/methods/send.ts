@@ -38,7 +38,9 @@ export const sendMethods: MethodDef[] = [
   defineMethod({
     method: 'eth_sendRawTransaction',
     params: [data],
-    handler: ({ node }, [raw]) => node.submit(decodeRaw(node, raw)),
+    // Answered at admission (as Anvil and geth --dev); in auto mode the block is sealed right after, and
+    // dispatch holds every later request until it is (Node.settled).
+    handler: async ({ node }, [raw]) => (await node.enqueue(decodeRaw(node, raw))).hash,
   }),
   defineMethod({
     method: 'eth_sendTransaction',
