@@ -5,7 +5,7 @@
  * polls only for the last receipt, as bench/fork.ts does. `FORK=1` forks a plain devnet process. `DEVNET_PROF=dir` runs the node under `--cpu-prof` into dir. `DEVNET_FROM_SOURCE=1` runs the source.
  */
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import { encodeFunctionData } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
@@ -15,8 +15,8 @@ const n = Number(process.env.N ?? 300)
 const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
 
 /** [user, system] CPU ms of a process, from /proc (10 ms ticks). */
-function cpuOf(pid: number): [number, number] {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+function cpuOf(pid: number, thread = false): [number, number] {
+  const fields = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return [Number(fields[11]) * 10, Number(fields[12]) * 10]
 }
 
@@ -63,14 +63,29 @@ const run = async (from: number, to: number) => {
 }
 await run(0, warmup)
 const [u0, s0] = cpuOf(child.pid!)
+/** CPU ms per thread name (THREADS=1). */
+const threads = () => {
+  const byName = new Map<string, number>()
+  for (const tid of readdirSync(`/proc/${child.pid}/task`)) {
+    const stat = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8')
+    const name = `${stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))} ${tid}`
+    const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
+    byName.set(name, (byName.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10)
+  }
+  return byName
+}
+const threads0 = threads()
+const [mu0, ms0] = cpuOf(child.pid!, true)
 const t0 = performance.now()
 const h0 = process.hrtime.bigint() / 1000n
 await run(warmup, n + warmup)
 const h1 = process.hrtime.bigint() / 1000n
 const wall = performance.now() - t0
 const [u1, s1] = cpuOf(child.pid!)
+const [mu1, ms1] = cpuOf(child.pid!, true)
 const cpu = u1 - u0 + s1 - s0
-console.log(`${n} sequential transfers: node CPU ${cpu.toFixed(0)} ms (user ${u1 - u0}, sys ${s1 - s0}; ${(cpu / n).toFixed(2)} ms/transfer), wall ${wall.toFixed(0)} ms (${(wall / n).toFixed(2)} ms/transfer)${prof ? `; window ${h0} ${h1}` : ''}`)
+console.log(`${n} sequential transfers: node CPU ${cpu.toFixed(0)} ms (user ${u1 - u0}, sys ${s1 - s0}; ${(cpu / n).toFixed(2)} ms/transfer; main thread ${mu1 - mu0 + ms1 - ms0} ms), wall ${wall.toFixed(0)} ms (${(wall / n).toFixed(2)} ms/transfer)${prof ? `; window ${h0} ${h1}` : ''}`)
+if (process.env.THREADS) for (const [name, ms] of threads()) console.log(`  thread ${name}: ${ms - (threads0.get(name) ?? 0)} ms`)
 child.kill('SIGINT')
 await new Promise((r) => child.on('exit', r))
 if (upstream) {

@@ -51,16 +51,21 @@ export function heapSettings(env: NodeJS.ProcessEnv, execArgv: readonly string[]
   // The build's code-cache run (scripts/bundle.mjs): V8 stamps the cache with a hash of the flags set when it is
   // made, and every start reads it before this runs, so a flag set there would have every start refuse the cache.
   if (env.DEVNET_CODE_CACHE_WRITE) return { growingPercent: undefined, semiSpaceMb: undefined }
-  const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)]
-  const nodeHas = (...names: string[]) => given.some((flag) => names.some((name) => new RegExp(`^--${name.replace(/-/g, '[-_]')}\\b`).test(flag)))
+  const nodeHas = (...names: string[]) => nodeGiven(env, execArgv, ...names)
   return {
     growingPercent: nodeHas('heap-growing-percent') ? undefined : setting(env, 'DEVNET_HEAP_GROWING_PERCENT', HEAP_GROWING_PERCENT),
     semiSpaceMb: nodeHas('max-semi-space-size', 'semi-space-growth-factor') ? undefined : setting(env, 'DEVNET_SEMI_SPACE_MB', SEMI_SPACE_MB),
   }
 }
 
+/** Whether node itself was given one of the V8 flags `names` (argv or NODE_OPTIONS, either spelling). */
+export function nodeGiven(env: NodeJS.ProcessEnv, execArgv: readonly string[], ...names: string[]) {
+  const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)]
+  return given.some((flag) => names.some((name) => new RegExp(`^--${name.replace(/-/g, '[-_]')}(?:=|$)`).test(flag)))
+}
+
 /** The whole number in `env[name]`, `fallback` when unset, undefined for 0; anything else is refused. */
-function setting(env: NodeJS.ProcessEnv, name: string, fallback: number) {
+export function setting(env: NodeJS.ProcessEnv, name: string, fallback: number) {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)

@@ -8,6 +8,7 @@ import { parseStartArgs, startInputs } from './start.js'
 import { userErrorMessage } from './userError.js'
 import { exposureWarning } from './exposure.js'
 import { tuneHeap } from './heap.js'
+import { tuneTiering } from './tiering.js'
 
 const help = `Usage: devnet start [options]
        devnet fixture save|load|inspect FILE [options]   (devnet fixture --help)
@@ -101,6 +102,7 @@ async function main(argv: string[], listening: Listening | undefined) {
   // Here, after both bundles were compiled from their code caches: V8 stamps a cache with the flags in force.
   try {
     tuneHeap()
+    tuneTiering()
   } catch (error) {
     return fail((error as Error).message)
   }
