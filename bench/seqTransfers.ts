@@ -1,7 +1,7 @@
 /**
  * Profiling aid: N ERC-20 transfers sent one at a time against `devnet start --mining auto` (a process of its own),
  * each waiting for its receipt (one transaction per sealed block). Prints the node's CPU per transfer (/proc, 10 ms
- * ticks). `WARMUP` (20) transfers first; `WARMUP=0` measures a fresh node's first ones. `PIPE=1` awaits each send and
+ * ticks; the main thread's share beside it, and `THREADS=1` prints each thread's). `WARMUP` (20) transfers first; `WARMUP=0` measures a fresh node's first ones. `PIPE=1` awaits each send and
  * polls only for the last receipt, as bench/fork.ts does. `FORK=1` forks a plain devnet process. `DEVNET_PROF=dir` runs the node under `--cpu-prof` into dir. `DEVNET_FROM_SOURCE=1` runs the source.
  */
 import { spawn } from 'node:child_process'
@@ -68,7 +68,7 @@ const threads = () => {
   const byName = new Map<string, number>()
   for (const tid of readdirSync(`/proc/${child.pid}/task`)) {
     const stat = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8')
-    const name = `${stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))} ${tid}`
+    const name = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))} ${tid}`
     const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
     byName.set(name, (byName.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10)
   }
