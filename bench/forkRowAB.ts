@@ -1,0 +1,65 @@
+/**
+ * A/B of bench/fork.ts's "100 token transfers" row, devnet as a process of its own only: the same upstream (an
+ * in-process devnet behind a counting proxy, forked at its head), the CLI of each checkout in `DIRS` (comma list,
+ * each with its dist/ built; default this one), alternated for `ROUNDS` (3). Prints per run the wall time and the
+ * node process's CPU (/proc, 10 ms ticks) of the 100 transfers, sent and answered one by one, then the last
+ * receipt polled, as the bench row does; asserts nothing, and wall is noise on a loaded machine.
+ *
+ *   DIRS=.ab/base,. ROUNDS=4 npx tsx bench/forkRowAB.ts
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { encodeFunctionData } from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
+import { startDevnet } from '../src/index.js'
+import { countingProxy, freePort, rpc, waitUp } from './peerProcess.js'
+
+const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
+const cpuOf = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(f[11]) + Number(f[12])) * 10
+}
+const sign = (nonce: number, to: number, token: `0x${string}`) =>
+  sender.signTransaction({
+    chainId: 31337, type: 'eip1559', nonce, to: token, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n,
+    data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${to.toString(16).padStart(40, '0')}`, 1n] }),
+  })
+
+const remote = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
+const token = remote.token.address
+for (let i = 0; i < 20; i++) {
+  await remote.request({ method: 'eth_sendRawTransaction', params: [await sign(i, 1000 + i, token)] })
+  await remote.seal()
+}
+await remote.request({ method: 'anvil_mine', params: ['0x200'] })
+const pin = remote.node.chain.height()
+const proxy = await countingProxy(remote.url)
+const dirs = (process.env.DIRS ?? '.').split(',').map((d) => join(process.cwd(), d))
+const cold = `0x${'c0'.repeat(20)}`
+for (let round = 0; round < Number(process.env.ROUNDS ?? 3); round++)
+  for (const dir of dirs) {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'fork-ab-'))
+    const port = await freePort()
+    const args = [join(dir, 'bin/devnet.js'), 'start', '--quiet', '--mining', 'auto', '--no-ui', '--fork-url', proxy.url, '--fork-block', String(pin), '--fork-cache', cacheDir, '--port', String(port)]
+    const child = spawn(process.execPath, args, { stdio: 'ignore', cwd: dir })
+    const url = `http://127.0.0.1:${port}`
+    await waitUp(url, 20)
+    // What the bench row does before its transfers: a cold read, then the same read a hundred times.
+    for (let i = 0; i <= 100; i++) await rpc(url, 'eth_getBalance', [cold, 'latest'])
+    const nonce = Number(await rpc(url, 'eth_getTransactionCount', [sender.address, 'latest']))
+    const cpu0 = cpuOf(child.pid!)
+    const t = performance.now()
+    let last = ''
+    for (let i = 0; i < 100; i++) last = await rpc<string>(url, 'eth_sendRawTransaction', [await sign(nonce + i, i + 1, token)])
+    while ((await rpc(url, 'eth_getTransactionReceipt', [last])) === null) await new Promise((r) => setTimeout(r, 1))
+    const wall = performance.now() - t
+    const cpu = cpuOf(child.pid!) - cpu0
+    console.log(`${dir}: wall ${wall.toFixed(0)} ms, CPU ${cpu} ms, load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`)
+    await new Promise((r) => child.once('exit', r).kill('SIGTERM'))
+    rmSync(cacheDir, { recursive: true, force: true })
+  }
+await proxy.close()
+await remote.close()
