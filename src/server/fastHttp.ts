@@ -174,13 +174,14 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
   }
   const onError = () => socket.destroy()
   // One timer for the connection's life, re-armed only when it fires: it closes the connection when no answer was
-  // written for keepAliveMs and nothing is under way (a call longer than that is not cut; a request in progress
-  // is `deadline`'s; a client not reading its answers is node:http's case too, never cut).
+  // written (or drained to a client that had stopped reading) for keepAliveMs and no call is running and no request
+  // is arriving (a call longer than that is not cut; a request in progress is `deadline`'s). As with the socket
+  // timeout it replaces, a client that reads none of its answers for that long is cut.
   const checkIdle = () => {
     idleTimer = undefined
     if (handedOff || socket.destroyed) return
     const left = lastAnswer + options.keepAliveMs - Date.now()
-    if (left <= 0 && !busy && !waiting && total === 0) return void socket.destroy()
+    if (left <= 0 && !busy && total === 0) return void socket.destroy()
     idleTimer = setTimeout(checkIdle, left > 0 ? left : options.keepAliveMs).unref()
   }
   socket.on('data', onData)
@@ -253,6 +254,7 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
     socket.pause()
     socket.once('drain', () => {
       waiting = false
+      lastAnswer = Date.now()
       next()
     })
     return false

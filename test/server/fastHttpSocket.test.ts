@@ -155,6 +155,21 @@ describe('serveFast on a socket', () => {
     expect(socket.destroyed).toBe(true)
   })
 
+  test('behavior: a client that reads none of its answers is cut after the keep-alive time; one that drains is not', () => {
+    const { socket, send } = serve()
+    socket.full = true
+    send(request(1))
+    vi.advanceTimersByTime(60_000)
+    socket.full = false
+    socket.emit('drain')
+    vi.advanceTimersByTime(60_000)
+    expect(socket.destroyed).toBe(false)
+    socket.full = true
+    send(request(2))
+    vi.advanceTimersByTime(65_000)
+    expect(socket.destroyed).toBe(true)
+  })
+
   test('behavior: a connection handed to node:http is no longer the idle timer\'s', () => {
     const { socket, send } = serve()
     send('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
