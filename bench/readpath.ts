@@ -18,15 +18,9 @@
  *   --src DIR (run the server from another checkout's src/, for A/B runs)
  */
 import { readFileSync } from 'node:fs'
-import http from 'node:http'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { type Hex, encodeDeployData, encodeFunctionData } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
 import { startSourceDevnet } from './peerProcess.js'
+import { makeRpc, readRequests } from './readClient.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const artifactPath = join(root, '..', 'shared', 'bench', 'contracts', 'build', 'BenchToken.json')
 const option = (name: string) => {
   const i = process.argv.indexOf(name)
   return i >= 0 ? process.argv[i + 1] : undefined
@@ -34,32 +28,6 @@ const option = (name: string) => {
 const seconds = Number(option('--seconds') ?? 3)
 const rounds = Number(option('--rounds') ?? 1)
 const only = option('--only')?.split(',')
-
-/** The harness' client (peers.mjs makeRpc): node:http over a keep-alive agent, one id per request. */
-function makeRpc(url: URL) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 })
-  let id = 0
-  return (method: string, params: unknown[]): Promise<any> => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })
-    return new Promise((resolve, reject) => {
-      const r = http.request(
-        { hostname: url.hostname, port: url.port, path: '/', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
-        (res) => {
-          const chunks: Buffer[] = []
-          res.on('data', (c: Buffer) => chunks.push(c))
-          res.on('end', () => {
-            const j = JSON.parse(Buffer.concat(chunks).toString())
-            if (j.error) reject(new Error(`${method}: ${j.error.message}`))
-            else resolve(j.result)
-          })
-          res.on('error', reject)
-        },
-      )
-      r.on('error', reject)
-      r.end(body)
-    })
-  }
-}
 
 /** CPU time (user and system, ms) the process `pid` has used so far, from /proc (Linux). */
 function cpuMs(pid: number): { user: number; system: number } {
@@ -97,37 +65,10 @@ async function loop(pid: number, concurrency: number, fn: () => Promise<unknown>
 }
 
 async function main() {
-  const art = JSON.parse(readFileSync(artifactPath, 'utf8')) as { abi: any[]; bytecode: Hex }
   const { url, pid, stop } = await startServer()
   const rpc = makeRpc(url)
   try {
-    const chainId = Number(await rpc('eth_chainId', []))
-    const a0 = mnemonicToAccount('test test test test test test test test test test test junk')
-    let nonce = Number(await rpc('eth_getTransactionCount', [a0.address, 'pending']))
-    const send = async (tx: { to?: Hex; data: Hex; gas: bigint }) => {
-      const raw = await a0.signTransaction({ type: 'eip1559', chainId, nonce: nonce++, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n, ...tx })
-      const hash = await rpc('eth_sendRawTransaction', [raw])
-      for (;;) {
-        const r = await rpc('eth_getTransactionReceipt', [hash])
-        if (r?.blockNumber) return r
-        await new Promise((r) => setTimeout(r, 5))
-      }
-    }
-    const token = (await send({ data: encodeDeployData({ abi: art.abi, bytecode: art.bytecode, args: ['Bench USD', '2', 'BUSD'] }), gas: 3_000_000n })).contractAddress as Hex
-    await send({ to: token, data: encodeFunctionData({ abi: art.abi, functionName: 'mint', args: [a0.address, 10n ** 12n] }), gas: 100_000n })
-    const data = encodeFunctionData({ abi: art.abi, functionName: 'balanceOf', args: [a0.address] })
-    const balance = () => rpc('eth_getBalance', [a0.address, 'latest'])
-    const call = async () => {
-      const r = await rpc('eth_call', [{ to: token, data }, 'latest'])
-      if (r.length !== 66) throw new Error(`bad eth_call result ${r}`)
-    }
-    // balanceOf of a different holder each time: what a call costs when the memo cannot answer it.
-    let holder = 0
-    const distinct = async () => {
-      const who = `0x${(++holder).toString(16).padStart(40, '0')}` as Hex
-      const r = await rpc('eth_call', [{ to: token, data: encodeFunctionData({ abi: art.abi, functionName: 'balanceOf', args: [who] }) }, 'latest'])
-      if (r.length !== 66) throw new Error(`bad eth_call result ${r}`)
-    }
+    const { balance, call, distinct } = await readRequests(rpc)
     // The harness' warm-up: 8 in flight.
     if (!only || only.some((n) => n.startsWith('bal'))) await loop(pid, 8, balance)
     if (!only || only.some((n) => n.startsWith('call'))) await loop(pid, 8, call)
@@ -146,6 +87,7 @@ async function main() {
         console.log(`${name.padEnd(7)} ${String(m.rps).padStart(6)} req/s  p50 ${m.p50.toFixed(3)} ms  server cpu ${(m.userUs + m.systemUs).toFixed(1)} µs/req (user ${m.userUs.toFixed(1)}, system ${m.systemUs.toFixed(1)})`)
       }
   } finally {
+    rpc.close()
     await stop()
   }
 }

@@ -10,8 +10,8 @@ export type FastPathOptions = {
   bodyLimit: number
   /** Header lines every response carries besides the fixed ones (CORS), each ending in CRLF. */
   extraHeaders: string
-  /** Seconds an idle connection is kept (node:http's keepAliveTimeout). */
-  keepAliveSeconds: number
+  /** Milliseconds an idle connection is kept after its last answer (node:http's keepAliveTimeout). */
+  keepAliveMs: number
   /** Milliseconds a request's head may take from its first byte (node:http's headersTimeout). */
   headersTimeoutMs: number
   /** Milliseconds a whole request may take from its first byte (node:http's requestTimeout). */
@@ -26,6 +26,9 @@ const maxHeaderBytes = 16 * 1024
 /** What node:http writes before closing a connection whose request did not arrive in time. */
 const requestTimeoutResponse = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n'
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const headEnd = Buffer.from('\r\n\r\n')
+/** Answers to pipelined requests are gathered into one write up to this many characters. */
+const gatherChars = 8 * 1024
 
 /**
  * The head of one request the fast path takes, or undefined: `POST /
@@ -70,29 +73,32 @@ export function parseHead(head: string, bodyLimit: number): { length: number } |
   return { length }
 }
 
+/** The Date header's value, formatted once a second for every connection. */
+let dateSecond = -1
+let dateValue = ''
+const httpDate = (nowMs: number) => {
+  const second = Math.floor(nowMs / 1000)
+  if (second !== dateSecond) {
+    dateSecond = second
+    dateValue = new Date(second * 1000).toUTCString()
+  }
+  return dateValue
+}
+
 /**
  * Writes whole responses (status line, headers and body) as one string: the
- * part before the length is built once per connection, the part after it
- * once a second (the Date).
+ * part before the length is built once per connection, the Date once a
+ * second.
  */
 function responses(options: FastPathOptions) {
   const prefix = (status: number) => `HTTP/1.1 ${status} ${reasons[status] ?? ''}\r\n${options.extraHeaders}`
   const json = `${prefix(200)}Content-Type: application/json\r\nContent-Length: `
-  let second = -1
-  let tail = ''
-  const keepAlive = () => {
-    const now = Math.floor(Date.now() / 1000)
-    if (now !== second) {
-      second = now
-      tail = `\r\nDate: ${new Date(now * 1000).toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${options.keepAliveSeconds}\r\n\r\n`
-    }
-    return tail
-  }
-  return (status: number, body: string | undefined): string => {
-    // The tail starts with the CRLF that ends Content-Length; without a body there is none to end.
-    if (body === undefined) return prefix(status) + keepAlive().slice(2)
+  const keepAlive = `\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveMs / 1000)}\r\n\r\n`
+  /** `bytes`: the body's length in UTF-8. */
+  return (status: number, body: string | undefined, bytes: number, nowMs: number): string => {
+    if (body === undefined) return `${prefix(status)}Date: ${httpDate(nowMs)}${keepAlive}`
     const head = status === 200 ? json : `${prefix(status)}Content-Type: application/json\r\nContent-Length: `
-    return `${head}${Buffer.byteLength(body)}${keepAlive()}${body}`
+    return `${head}${bytes}\r\nDate: ${httpDate(nowMs)}${keepAlive}${body}`
   }
 }
 
@@ -102,7 +108,8 @@ function responses(options: FastPathOptions) {
  * eth_getBalance: the head is read from the bytes, the body handed to
  * `answer`, and the response written as one string (at once, in the same
  * turn, when `answer` has it at once). Requests are answered one after
- * another, in order (pipelined ones wait their turn). The first request the
+ * another, in order (pipelined ones wait their turn, and the answers to the
+ * ones that arrived together go out in one write). The first request the
  * fast path does not take, and the rest of the connection with it, goes to
  * node:http (`handOff`), so every other case keeps node:http's behaviour. The
  * socket must allow half-open connections (as node:http's do): a client that
@@ -111,10 +118,16 @@ function responses(options: FastPathOptions) {
  * The limits are node:http's: a request whose head has not arrived
  * `headersTimeoutMs` after its first byte, or whose body has not arrived
  * `requestTimeoutMs` after it, gets 408 and the connection is closed (a
- * client trickling bytes keeps no connection forever); an idle connection
- * closes after the keep-alive time; a head over 16 KiB or a body over the
- * limit goes to node:http (431, 413). A client that sends while its answer
- * is being computed is read no further past one request's worth of bytes.
+ * client trickling bytes keeps no connection forever); a connection idle
+ * `keepAliveMs` after its last answer closes; a head over 16 KiB or a body
+ * over the limit goes to node:http (431, 413). A client that sends while its
+ * answer is being computed is read no further past one request's worth of
+ * bytes.
+ *
+ * What a request costs here besides the answer is what node's socket costs:
+ * one read and one write, the stream bookkeeping around them, and nothing
+ * per request on the timers (socket.setTimeout would move its timer on every
+ * read and write).
  */
 export function serveFast(socket: Socket, options: FastPathOptions) {
   const respond = responses(options)
@@ -133,10 +146,16 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
   let partial = false
   let started = 0
   let deadline: NodeJS.Timeout | undefined
-  // The last head taken and its body length: a client sends the same head again and again (the length changes
-  // only with the body's), and comparing bytes costs a tenth of reading the head again.
+  // The last head taken (its final CRLF CRLF included) and its body length: a client sends the same head again and
+  // again (the length changes only with the body's), and comparing bytes costs a tenth of reading the head again.
   let lastHead: Buffer | undefined
   let lastLength = 0
+  // Answers not yet written, and whether they are all ASCII (then written as latin1: no UTF-8 encoding pass).
+  let out = ''
+  let outAscii = true
+  // When the last answer was written: an idle connection closes keepAliveMs after it.
+  let lastAnswer = Date.now()
+  let idleTimer: NodeJS.Timeout | undefined
   const bufferLimit = maxHeaderBytes + options.bodyLimit
 
   const joined = () => {
@@ -153,18 +172,23 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
     ended = true
     if (!busy && !waiting) next()
   }
-  // One timer for the connection's life, pushed back by node on every read and write: no timer work per request.
-  // It closes the connection only when idle, so a call that runs longer than the keep-alive time is not cut, and
-  // a request in progress is `deadline`'s.
-  const onTimeout = () => {
-    if (!busy && total === 0) socket.destroy()
-  }
   const onError = () => socket.destroy()
+  // One timer for the connection's life, re-armed only when it fires: it closes the connection when no answer was
+  // written (or drained to a client that had stopped reading) for keepAliveMs and no call is running and no request
+  // is arriving (a call longer than that is not cut; a request in progress is `deadline`'s). As with the socket
+  // timeout it replaces, a client that reads none of its answers for that long is cut.
+  const checkIdle = () => {
+    idleTimer = undefined
+    if (handedOff || socket.destroyed) return
+    const left = lastAnswer + options.keepAliveMs - Date.now()
+    if (left <= 0 && !busy && total === 0) return void socket.destroy()
+    idleTimer = setTimeout(checkIdle, left > 0 ? left : options.keepAliveMs).unref()
+  }
   socket.on('data', onData)
   socket.on('end', onEnd)
   socket.on('error', onError)
-  socket.on('timeout', onTimeout)
-  socket.setTimeout(options.keepAliveSeconds * 1000)
+  socket.once('close', () => clearTimeout(idleTimer))
+  idleTimer = setTimeout(checkIdle, options.keepAliveMs).unref()
 
   // A request whose bytes came in pieces (a head and body written apart) only notes its start: the timer, once
   // armed, checks on whichever request is partial when it fires and is not re-armed per request.
@@ -194,28 +218,43 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
   }
 
   const handOff = () => {
+    // The answers gathered so far go first: node:http's come after them on the same socket.
+    flush()
     handedOff = true
     stopDeadline()
     clearTimeout(deadline)
+    clearTimeout(idleTimer)
     socket.off('data', onData)
     socket.off('end', onEnd)
     socket.off('error', onError)
-    socket.off('timeout', onTimeout)
-    socket.setTimeout(0)
     const unread = total > 0 ? joined() : undefined
     chunks = []
     total = 0
     options.handOff(socket, unread)
   }
 
-  // Writes an answer; false when the socket's buffer is full: a client that sends without reading its answers is
-  // read no further until it catches up.
-  const send = (answer: PostAnswer) => {
-    if (socket.write(respond(answer.status, answer.body))) return true
+  const gather = (answer: PostAnswer) => {
+    const now = Date.now()
+    lastAnswer = now
+    const { status, body } = answer
+    const bytes = body === undefined ? 0 : Buffer.byteLength(body)
+    // A body as long in bytes as in characters is ASCII.
+    if (bytes !== (body?.length ?? 0)) outAscii = false
+    out += respond(status, body, bytes, now)
+  }
+  // Writes the gathered answers; false when the socket's buffer is full: a client that sends without reading its
+  // answers is read no further until it catches up.
+  const flush = () => {
+    if (out === '') return true
+    const written = socket.write(out, outAscii ? 'latin1' : 'utf8')
+    out = ''
+    outAscii = true
+    if (written) return true
     waiting = true
     socket.pause()
     socket.once('drain', () => {
       waiting = false
+      lastAnswer = Date.now()
       next()
     })
     return false
@@ -223,32 +262,47 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
   const finish = (answer: PostAnswer) => {
     busy = false
     if (socket.destroyed) return
-    if (send(answer)) next()
+    gather(answer)
+    if (flush()) next()
   }
   const fail = () => socket.destroy()
 
+  // Reads the head of the next request; false when there is none yet (or the connection went to node:http).
+  const readHead = () => {
+    const bytes = joined()
+    // The connection's last head again (a client's usual case): one comparison, no search or parse.
+    if (lastHead !== undefined && total >= lastHead.length && bytes.compare(lastHead, 0, lastHead.length, 0, lastHead.length) === 0) {
+      bodyStart = lastHead.length
+      bodyEnd = bodyStart + lastLength
+      return true
+    }
+    const end = bytes.indexOf(headEnd)
+    if (end < 0) {
+      if (total > maxHeaderBytes) handOff()
+      else startDeadline()
+      return false
+    }
+    const head = parseHead(bytes.toString('latin1', 0, end), options.bodyLimit)
+    if (!head) {
+      handOff()
+      return false
+    }
+    lastHead = Buffer.from(bytes.subarray(0, end + 4))
+    lastLength = head.length
+    bodyStart = end + 4
+    bodyEnd = bodyStart + head.length
+    return true
+  }
+
   // Answers the complete requests in the buffer, in order; a loop, not recursion, for answers that come at once.
+  // Their answers are gathered and written together when the loop stops (or a few kilobytes are gathered).
   const take = () => {
-    while (total > 0 && !busy && !waiting && !socket.destroyed) {
-      if (bodyStart < 0) {
-        const bytes = joined()
-        const end = bytes.indexOf('\r\n\r\n')
-        if (end < 0) {
-          if (total > maxHeaderBytes) handOff()
-          else startDeadline()
-          return
-        }
-        let length = lastLength
-        if (lastHead === undefined || lastHead.length !== end || bytes.compare(lastHead, 0, end, 0, end) !== 0) {
-          const head = parseHead(bytes.toString('latin1', 0, end), options.bodyLimit)
-          if (!head) return handOff()
-          lastHead = Buffer.from(bytes.subarray(0, end))
-          length = lastLength = head.length
-        }
-        bodyStart = end + 4
-        bodyEnd = bodyStart + length
+    while (total > 0 && !busy && !waiting && !handedOff && !socket.destroyed) {
+      if (bodyStart < 0 && !readHead()) break
+      if (total < bodyEnd) {
+        startDeadline()
+        break
       }
-      if (total < bodyEnd) return startDeadline()
       stopDeadline()
       const bytes = joined()
       const text = bytes.toString('utf8', bodyStart, bodyEnd)
@@ -260,10 +314,12 @@ export function serveFast(socket: Socket, options: FastPathOptions) {
       if (answer instanceof Promise) {
         busy = true
         answer.then(finish, fail)
-        return
+        break
       }
-      if (!send(answer)) return
+      gather(answer)
+      if (out.length >= gatherChars && !flush()) break
     }
+    if (!handedOff) flush()
   }
   const next = () => {
     take()

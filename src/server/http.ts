@@ -29,16 +29,16 @@ const corsHeaders = {
 /** The request listener, plus what the fast path (fastHttp.ts) needs to answer POSTs itself. */
 export type HttpApp = http.RequestListener & { fast?: Pick<FastPathOptions, 'answer' | 'bodyLimit' | 'extraHeaders'> }
 
-/** Seconds an idle kept-alive connection stays open, on the fast path and in node:http (its keepAliveTimeout). */
-const keepAliveSeconds = 65
-
 /**
- * How long a client may take to send a request, on the fast path and in
- * node:http alike: node:http's defaults (60 s for the head, 300 s for the
- * whole request, checked every 30 s there), smaller in tests.
+ * How long a client may take to send a request, and how long an idle
+ * kept-alive connection stays open, on the fast path and in node:http alike:
+ * node:http's defaults (60 s for the head, 300 s for the whole request,
+ * checked every 30 s there) and 65 s kept alive (devnet's since its first
+ * server), smaller in tests.
  */
-export type RequestTimeouts = { headersMs: number; requestMs: number; checkEveryMs: number }
+export type RequestTimeouts = { headersMs: number; requestMs: number; checkEveryMs: number; keepAliveMs?: number | undefined }
 const defaultTimeouts: RequestTimeouts = { headersMs: 60_000, requestMs: 300_000, checkEveryMs: 30_000 }
+const defaultKeepAliveMs = 65_000
 
 /**
  * HTTP transport: POST / with a JSON-RPC body. Knows nothing about Ethereum;
@@ -211,7 +211,7 @@ export async function listen(app: HttpApp, options: ServerOptions & { timeouts?:
     ? net.createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
         sockets.add(socket)
         socket.once('close', () => sockets.delete(socket))
-        serveFast(socket, { ...fast, keepAliveSeconds, headersTimeoutMs: timeouts.headersMs, requestTimeoutMs: timeouts.requestMs, handOff })
+        serveFast(socket, { ...fast, keepAliveMs: timeouts.keepAliveMs ?? defaultKeepAliveMs, headersTimeoutMs: timeouts.headersMs, requestTimeoutMs: timeouts.requestMs, handOff })
       })
     : (server = httpServer(app, timeouts))
   await new Promise<void>((resolve, reject) => {
@@ -254,6 +254,6 @@ function httpServer(app: HttpApp, timeouts: RequestTimeouts): http.Server {
     { noDelay: true, headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs },
     app,
   )
-  server.keepAliveTimeout = keepAliveSeconds * 1000
+  server.keepAliveTimeout = timeouts.keepAliveMs ?? defaultKeepAliveMs
   return server
 }

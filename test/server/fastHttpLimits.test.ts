@@ -35,7 +35,7 @@ describe('HTTP limits', () => {
   let server: Awaited<ReturnType<typeof listen>>
   beforeAll(async () => {
     const options = { host: '127.0.0.1', port: 0, cors: false, bodyLimit: 1024 }
-    server = await listen(createHttpApp(responder, options), { ...options, timeouts: { headersMs: 100, requestMs: 200, checkEveryMs: 50 } })
+    server = await listen(createHttpApp(responder, options), { ...options, timeouts: { headersMs: 100, requestMs: 200, checkEveryMs: 50, keepAliveMs: 300 } })
   })
   afterAll(() => server?.close())
 
@@ -64,6 +64,21 @@ describe('HTTP limits', () => {
     const large = await untilClosed(server.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`)
     expect(large.startsWith('HTTP/1.1 413')).toBe(true)
     expect(large).toMatch(/"code":-32600/)
+  })
+
+  test('behavior: an idle kept-alive connection closes after the keep-alive time, on the fast path and handed off', async () => {
+    // Never before: the time from the answer to the close is at least the keep-alive time (300 ms here).
+    const idle = async (text: string) => {
+      const socket = net.connect(server.port, '127.0.0.1')
+      let answered = 0
+      socket.once('data', () => (answered = Date.now()))
+      const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())))
+      socket.write(text)
+      return (await closed) - answered
+    }
+    const [fast, handedOff] = await Promise.all([idle(post('now')), idle('GET / HTTP/1.1\r\nHost: x\r\n\r\n')])
+    expect(fast).toBeGreaterThanOrEqual(295)
+    expect(handedOff).toBeGreaterThanOrEqual(295)
   })
 
   test('behavior: thousands of pipelined requests answered at once come back in order', async () => {
