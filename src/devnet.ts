@@ -9,7 +9,6 @@
  * first eth_chainId while this loads and the genesis is built
  * (src/rpc/startupDispatcher.ts).
  */
-import { readFile } from 'node:fs/promises'
 import type { Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { defineChain } from 'viem/utils'
@@ -214,6 +213,8 @@ async function importStep<T>(what: string, path: string, run: () => Promise<T>):
 async function importFiles(config: DevnetConfig): Promise<ImportedChain | undefined> {
   if (!config.genesis) return undefined
   const { genesis: genesisPath, import: chainPath, forkchoice: forkchoicePath } = config
+  // Loaded here: a start without a geth genesis does not compile node:fs/promises (src/node/fixture/file.ts says why).
+  const { readFile } = await import('node:fs/promises')
   const genesis = await importStep('genesis', genesisPath, async () =>
     loadGethGenesis(JSON.parse(await readFile(genesisPath, 'utf8'))),
   )
