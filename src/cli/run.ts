@@ -7,7 +7,7 @@ import type { Listening } from '../server/listenFirst.js'
 import { parseStartArgs, startInputs } from './start.js'
 import { userErrorMessage } from './userError.js'
 import { exposureWarning } from './exposure.js'
-import { tuneHeap } from './heap.js'
+import { applyHeapSettings, heapSettings } from './heap.js'
 
 const help = `Usage: devnet start [options]
        devnet fixture save|load|inspect FILE [options]   (devnet fixture --help)
@@ -98,9 +98,10 @@ async function main(argv: string[], listening: Listening | undefined) {
   const waitFor = values['x402-wait-for']
   if (waitFor !== undefined && waitFor !== 'preconfirmed' && waitFor !== 'sealed')
     fail(`invalid value for --x402-wait-for: ${JSON.stringify(waitFor)} (expected preconfirmed or sealed)`)
-  // Here, after both bundles were compiled from their code caches: V8 stamps a cache with the flags in force.
+  // Read (and a bad value refused) before starting; applied once the node is served, below.
+  let heap: ReturnType<typeof heapSettings>
   try {
-    tuneHeap()
+    heap = heapSettings(process.env, process.execArgv)
   } catch (error) {
     return fail((error as Error).message)
   }
@@ -165,6 +166,9 @@ async function main(argv: string[], listening: Listening | undefined) {
   process.on('SIGINT', shutdown)
   process.on('SIGTERM', shutdown)
   console.log(`Listening on ${devnet.url}`)
+  // After both bundles were compiled from their code caches (V8 stamps a cache with the flags in force), and after
+  // the node is served: nothing of it is needed for a start's first answers.
+  applyHeapSettings(heap)
   const warning = exposureWarning(config.host)
   if (warning) console.warn(warning)
 }
