@@ -166,9 +166,10 @@ async function main(argv: string[], listening: Listening | undefined) {
   process.on('SIGINT', shutdown)
   process.on('SIGTERM', shutdown)
   console.log(`Listening on ${devnet.url}`)
-  // After both bundles were compiled from their code caches (V8 stamps a cache with the flags in force), and after
-  // the node is served: nothing of it is needed for a start's first answers.
-  applyHeapSettings(heap)
+  // After both bundles were compiled from their code caches (V8 stamps a cache with the flags in force), and a
+  // moment after the node is served, out of the way of a client's first requests: neither flag matters before the
+  // first full collection, which a plain or fork start does not reach (--trace-gc: scavenges only).
+  setTimeout(() => applyHeapSettings(heap), 500).unref()
   const warning = exposureWarning(config.host)
   if (warning) console.warn(warning)
 }
