@@ -9,10 +9,14 @@
  * process's CPU time at each point (all its threads, from /proc schedstat), plus the HTTP
  * requests that reached the upstream. Figures on a loaded machine are noise:
  * compare medians of alternated rounds, and the CPU columns first. `--prof DIR`
- * writes a V8 CPU profile of each start into DIR.
+ * writes a V8 CPU profile of each start into DIR (sampled every 100 µs), and
+ * DIR/marks.json: each start's pid, variant, cold or warm, and when its
+ * eth_chainId and its read were answered (µs of the monotonic clock the
+ * profiles use), which `bench/profileSplit.ts DIR` reads to split the time
+ * between them by module.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -66,13 +70,23 @@ function call(port: number, method: string, params: unknown[] = []) {
 
 type Start = { chainId: number; chainIdCpu: number; read: number; readCpu: number; second: number; calls: number }
 
+/** With --prof: when a profiled start answered (bench/profileSplit.ts), appended to DIR/marks.json. */
+function mark(dir: string, entry: { pid: number; variant: string; kind: 'cold' | 'warm'; chainIdAt: number; readAt: number }) {
+  const file = join(dir, 'marks.json')
+  const marks = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as unknown[]) : []
+  writeFileSync(file, JSON.stringify([...marks, entry]))
+}
+
+/** µs of the monotonic clock, as V8's CPU profiles time their samples. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
+
 /** Spawns `dir`'s devnet forking `upstream`, polls eth_chainId every 2 ms, then reads a cold account. */
 async function start(dir: string, upstream: string, pin: bigint, cacheDir: string, proxy: { take(): number }, cached?: number[]): Promise<Start> {
   const port = await freePort()
   proxy.take()
   const t = performance.now()
   const prof = arg('--prof')
-  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', prof] : []), join(dir, 'bin', 'devnet.js'), 'start', '--quiet', '--mining', 'auto', '--no-ui', '--fork-url', upstream, '--fork-block', String(pin), '--fork-cache', cacheDir, '--port', String(port)], { stdio: 'ignore', cwd: dir })
+  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', prof] : []), join(dir, 'bin', 'devnet.js'), 'start', '--quiet', '--mining', 'auto', '--no-ui', '--fork-url', upstream, '--fork-block', String(pin), '--fork-cache', cacheDir, '--port', String(port)], { stdio: 'ignore', cwd: dir })
   for (;;) {
     try {
       await call(port, 'eth_chainId')
@@ -81,10 +95,13 @@ async function start(dir: string, upstream: string, pin: bigint, cacheDir: strin
       await new Promise((r) => setTimeout(r, 2))
     }
   }
+  const chainIdAt = monotonicUs()
   const chainId = performance.now() - t
   const chainIdCpu = cpuOf(child.pid!)
   await call(port, 'eth_getBalance', [`0x${'c0'.repeat(20)}`, 'latest'])
+  const readAt = monotonicUs()
   const read = performance.now() - t
+  if (prof) mark(prof, { pid: child.pid!, variant: dir, kind: cached ? 'cold' : 'warm', chainIdAt, readAt })
   const readCpu = cpuOf(child.pid!)
   // Another cold account: the first read's cost without the first time through the code.
   const t2 = performance.now()

@@ -45,7 +45,7 @@ import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import { runCodeCacheWorkload } from './codeCacheWorkload.mjs'
-import { checkEnginePatches, evmInternalsPlugin, runtimeExternals } from './engineBundle.mjs'
+import { checkEnginePatches, evmInternalsPlugin, lazyBigIntCachePlugin, runtimeExternals } from './engineBundle.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const outdirFlag = process.argv.indexOf('--outdir')
@@ -78,7 +78,8 @@ const result = await build({
   // The sources' createRequire(import.meta.url) and new URL('../../package.json', import.meta.url) mean this file.
   define: { 'import.meta.url': '__devnetImportMetaUrl', DEVNET_FINGERPRINTS_CHECKED_AT_BUILD: 'true' },
   banner: { js: "'use strict';\nconst __devnetImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [evmInternalsPlugin(root)],
+  // The engine's build patches (src/evm/patches/registry.ts, scope `build`): the library's engine does not take them.
+  plugins: [evmInternalsPlugin(root), lazyBigIntCachePlugin()],
   sourcemap: 'linked',
   legalComments: 'none',
   // No comments or indentation (a third of the text), and ASCII only: the text read, decoded and kept as the

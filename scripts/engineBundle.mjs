@@ -143,3 +143,38 @@ function removeEngineModules(dir, keep) {
     else if (/\.js(\.map)?$/.test(name) && path !== keep && path !== `${keep}.map`) rmSync(path)
   }
 }
+
+/**
+ * The build patch `lazy-bigint-cache` (src/evm/patches/registry.ts) on the
+ * text of @ethereumjs/util's dist/esm/bytes.js: its BIGINT_CACHE, which the
+ * module filled with the 65,536 BigInts 0..65535 when evaluated (2 MB,
+ * ~5 ms of CPU and young-generation collections at every CLI start), is
+ * filled as bytesToBigInt reads it. Same values: a bigint has no identity.
+ * Throws when the text it rewrites is not there (another @ethereumjs).
+ */
+export function rewriteBigIntCache(text) {
+  const eager = 'const BIGINT_CACHE = [];\nfor (let i = 0; i <= 256 * 256 - 1; i++) {\n    BIGINT_CACHE[i] = BigInt(i);\n}\n'
+  const oneByte = 'return BIGINT_CACHE[bytes[0]];'
+  const twoBytes = 'return BIGINT_CACHE[bytes[0] * 256 + bytes[1]];'
+  const count = (part) => text.split(part).length - 1
+  if (count(eager) !== 1 || count(oneByte) !== 1 || count(twoBytes) !== 1 || count('BIGINT_CACHE') !== 4)
+    throw new Error('scripts/engineBundle.mjs: @ethereumjs/util\'s bytes.js no longer has the BIGINT_CACHE that the build patch lazy-bigint-cache rewrites (src/evm/patches/registry.ts): review it')
+  return text
+    // Preallocated holes (a 512 KiB array, no BigInt yet), so that the reads below stay on V8's fast elements.
+    .replace(eager, 'const BIGINT_CACHE = new Array(256 * 256);\n')
+    .replace(oneByte, 'return (BIGINT_CACHE[bytes[0]] ??= BigInt(bytes[0]));')
+    .replace(twoBytes, 'return (BIGINT_CACHE[bytes[0] * 256 + bytes[1]] ??= BigInt(bytes[0] * 256 + bytes[1]));')
+}
+
+/** esbuild plugin applying rewriteBigIntCache to @ethereumjs/util's bytes.js (the CLI bundle, scripts/bundle.mjs). */
+export function lazyBigIntCachePlugin() {
+  return {
+    name: 'lazy-bigint-cache',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]@ethereumjs[\\/]util[\\/]dist[\\/]esm[\\/]bytes\.js$/ }, (args) => ({
+        contents: rewriteBigIntCache(readFileSync(args.path, 'utf8')),
+        loader: 'js',
+      }))
+    },
+  }
+}

@@ -9,14 +9,13 @@
  * first eth_chainId while this loads and the genesis is built
  * (src/rpc/startupDispatcher.ts).
  */
-import { readFile } from 'node:fs/promises'
 import type { Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { defineChain } from 'viem/utils'
 import { ConfigError } from './config/load.js'
 import type { DevnetConfig } from './config/schema.js'
 import { ProviderRpcError } from './errors/providerRpcError.js'
-import { ChainImportError, importGethChain, loadGethGenesis, readForkchoice } from './evm/engine.js'
+import { ChainImportError, importGethChain, keccakReady, loadGethGenesis, readForkchoice } from './evm/engine.js'
 import type { DevnetRequestFn } from './client/schema.js'
 import type { Devnet, StartedDevnet } from './index.js'
 import type { FirstReads } from './node/fork/firstReads.js'
@@ -122,6 +121,9 @@ function reforker(holder: Holder) {
  * genesis does; runtime settings (port, mining, clock kind) stay.
  */
 async function buildNode(resolved: DevnetConfig, firstReads?: FirstReads): Promise<{ config: DevnetConfig; node: Node }> {
+  // Every hash from here on (a fork's first blocks and accounts too) goes to the WebAssembly keccak, compiled since the
+  // engine loaded: the native binding, loaded for a hash asked before it is ready, is then never loaded at all.
+  await keccakReady
   let fixture: LoadableFixture | undefined
   if (resolved.fixture) {
     if (resolved.genesis) throw new ConfigError('"fixture" and "genesis" cannot be combined: a fixture holds its own genesis')
@@ -214,6 +216,8 @@ async function importStep<T>(what: string, path: string, run: () => Promise<T>):
 async function importFiles(config: DevnetConfig): Promise<ImportedChain | undefined> {
   if (!config.genesis) return undefined
   const { genesis: genesisPath, import: chainPath, forkchoice: forkchoicePath } = config
+  // Loaded here: a start without a geth genesis does not compile node:fs/promises (src/node/fixture/file.ts says why).
+  const { readFile } = await import('node:fs/promises')
   const genesis = await importStep('genesis', genesisPath, async () =>
     loadGethGenesis(JSON.parse(await readFile(genesisPath, 'utf8'))),
   )

@@ -29,8 +29,9 @@
  * DEVNET_HEAP_GROWING_PERCENT / DEVNET_SEMI_SPACE_MB change the values
  * (0: V8's own choice).
  */
-import { PerformanceObserver } from 'node:perf_hooks'
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
+import { createRequire } from 'node:module'
+import type * as perfHooks from 'node:perf_hooks'
+import type * as v8 from 'node:v8'
 
 /** 1 + this / 100 is the factor: the old generation grows 70% past its live size before the next full collection. */
 export const HEAP_GROWING_PERCENT = 70
@@ -80,7 +81,19 @@ export function setting(env: NodeJS.ProcessEnv, name: string, fallback: number) 
  * takes effect from the next collection.
  */
 export function tuneHeap(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv) {
-  const settings = heapSettings(env, execArgv)
+  return applyHeapSettings(heapSettings(env, execArgv))
+}
+
+/**
+ * Applies settings that `heapSettings` returned. The CLI reads them (and
+ * refuses bad ones) before it starts, and applies them once the node is
+ * served: node:v8 and node:perf_hooks are loaded here, not with the module
+ * (~1 ms of a start's CPU before its first reads), and neither flag matters
+ * before a start's first full collection.
+ */
+export function applyHeapSettings(settings: heapSettings.ReturnType) {
+  const require = createRequire(import.meta.url)
+  const { setFlagsFromString } = require('node:v8') as typeof v8
   if (settings.growingPercent !== undefined) setFlagsFromString(`--heap-growing-percent=${settings.growingPercent}`)
   if (settings.semiSpaceMb !== undefined) capYoungGeneration(settings.semiSpaceMb)
   return settings
@@ -88,6 +101,9 @@ export function tuneHeap(env: NodeJS.ProcessEnv = process.env, execArgv: readonl
 
 /** Holds the young generation at `semiSpaceMb` per semi-space from the next collection on (file comment). */
 function capYoungGeneration(semiSpaceMb: number) {
+  const require = createRequire(import.meta.url)
+  const { getHeapSpaceStatistics, setFlagsFromString } = require('node:v8') as typeof v8
+  const { PerformanceObserver } = require('node:perf_hooks') as typeof perfHooks
   // new_space's space_size counts both semi-spaces.
   const cap = 2 * semiSpaceMb * 2 ** 20
   let capped = false

@@ -7,8 +7,8 @@ import type { Listening } from '../server/listenFirst.js'
 import { parseStartArgs, startInputs } from './start.js'
 import { userErrorMessage } from './userError.js'
 import { exposureWarning } from './exposure.js'
-import { tuneHeap } from './heap.js'
-import { tuneTiering } from './tiering.js'
+import { applyHeapSettings, heapSettings } from './heap.js'
+import { applyTieringSettings, tieringSettings } from './tiering.js'
 
 const help = `Usage: devnet start [options]
        devnet fixture save|load|inspect FILE [options]   (devnet fixture --help)
@@ -99,10 +99,12 @@ async function main(argv: string[], listening: Listening | undefined) {
   const waitFor = values['x402-wait-for']
   if (waitFor !== undefined && waitFor !== 'preconfirmed' && waitFor !== 'sealed')
     fail(`invalid value for --x402-wait-for: ${JSON.stringify(waitFor)} (expected preconfirmed or sealed)`)
-  // Here, after both bundles were compiled from their code caches: V8 stamps a cache with the flags in force.
+  // Read (and a bad value refused) before starting; applied once the node is served, below.
+  let heap: ReturnType<typeof heapSettings>
+  let tiering: ReturnType<typeof tieringSettings>
   try {
-    tuneHeap()
-    tuneTiering()
+    heap = heapSettings(process.env, process.execArgv)
+    tiering = tieringSettings(process.env, process.execArgv)
   } catch (error) {
     return fail((error as Error).message)
   }
@@ -167,6 +169,12 @@ async function main(argv: string[], listening: Listening | undefined) {
   process.on('SIGINT', shutdown)
   process.on('SIGTERM', shutdown)
   console.log(`Listening on ${devnet.url}`)
+  // After both bundles were compiled from their code caches (V8 stamps a cache with the flags in force), and a
+  // moment after the node is served, out of the way of a client's first requests: neither flag matters before the
+  // first full collection, which a plain or fork start does not reach (--trace-gc: scavenges only).
+  setTimeout(() => applyHeapSettings(heap), 500).unref()
+  // The interrupt budget matters from a client's first transactions, which may come at once: set in the next turn.
+  setImmediate(() => applyTieringSettings(tiering))
   const warning = exposureWarning(config.host)
   if (warning) console.warn(warning)
 }

@@ -23,7 +23,8 @@
  * flag given to node itself wins, and DEVNET_INTERRUPT_BUDGET changes the
  * value (bytes of bytecode; 0: V8's own).
  */
-import { setFlagsFromString } from 'node:v8'
+import { createRequire } from 'node:module'
+import type * as v8 from 'node:v8'
 import { nodeGiven, setting } from './heap.js'
 
 /** 4× V8's default (66 KB in Node 20's V8): see the file comment. */
@@ -36,9 +37,14 @@ export function tieringSettings(env: NodeJS.ProcessEnv, execArgv: readonly strin
   return { interruptBudget: setting(env, 'DEVNET_INTERRUPT_BUDGET', INTERRUPT_BUDGET) }
 }
 
-/** Applies `tieringSettings` to this process; V8 reads the budget at each check, so it holds from now on. */
-export function tuneTiering(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv) {
-  const settings = tieringSettings(env, execArgv)
-  if (settings.interruptBudget !== undefined) setFlagsFromString(`--interrupt-budget=${settings.interruptBudget}`)
+/**
+ * Applies `tieringSettings` to this process; V8 reads the budget at each
+ * check, so it holds from now on. node:v8 is loaded here, not with the
+ * bundle: a start's first reads do not wait for it.
+ */
+export function applyTieringSettings(settings: ReturnType<typeof tieringSettings>) {
+  if (settings.interruptBudget === undefined) return settings
+  const { setFlagsFromString } = createRequire(import.meta.url)('node:v8') as typeof v8
+  setFlagsFromString(`--interrupt-budget=${settings.interruptBudget}`)
   return settings
 }

@@ -1,6 +1,6 @@
 import { RLP } from '@ethereumjs/rlp'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
-import { Account, Address, KECCAK256_RLP, concatBytes, unpadBytes } from '@ethereumjs/util'
+import { Account, Address, KECCAK256_RLP, concatBytes, hexToBytes, unpadBytes } from '@ethereumjs/util'
 import { keccak256 } from './keccak.js'
 import { applyLazyPatch } from './patches/registry.js'
 
@@ -44,8 +44,12 @@ export type ForkSource = {
  * shares.
  */
 
-/** The account whose storage holds the tombstones: keccak("devnet.fork.tombstones")[12:]. */
-export const tombstoneAddress = new Address(keccak256(new TextEncoder().encode('devnet.fork.tombstones')).slice(12))
+/**
+ * The account whose storage holds the tombstones: keccak("devnet.fork.tombstones")[12:] (test/fork/fork.test.ts
+ * hashes it again). Written out: hashing it when the module loads was the only hash before the WebAssembly keccak is
+ * ready, and so loaded the native one at every start (src/evm/keccak.ts).
+ */
+export const tombstoneAddress = new Address(hexToBytes('0xc17e95f52ceb66b29e7386b2c7a4d3014d6f9e6b'))
 
 const one = RLP.encode(Uint8Array.of(1))
 const empty = Uint8Array.of(0x80)

@@ -31,9 +31,12 @@ import { ViewStateManager } from './viewState.js'
 
 const queueSlots = [0, 1, 2, 3].map((slot) => setLengthLeft(Uint8Array.of(slot), 32))
 
-const queues = systemContracts
-  .filter((c) => /EIP-(7002|7251)\)/.test(c.name))
-  .map((c) => ({ address: hexToBytes(c.address), code: hexToBytes(c.code) }))
+let queueContracts: { address: Uint8Array; code: Uint8Array }[] | undefined
+/** The two queue contracts, decoded at the first seal that asks (not when the engine loads: every start's CPU). */
+const queues = () =>
+  (queueContracts ??= systemContracts
+    .filter((c) => /EIP-(7002|7251)\)/.test(c.name))
+    .map((c) => ({ address: hexToBytes(c.address), code: hexToBytes(c.code) })))
 
 type RunCall = VM['evm']['runCall']
 type RunCallOpts = Parameters<RunCall>[0]
@@ -42,7 +45,7 @@ async function isIdleQueueCall(vm: VM, systemAddress: Uint8Array, opts: RunCallO
   if (opts.message !== undefined || opts.caller === undefined || opts.to === undefined) return false
   if ((opts.data?.length ?? 0) !== 0 || (opts.value ?? 0n) !== 0n) return false
   if (!equalsBytes(opts.caller.bytes, systemAddress)) return false
-  const queue = queues.find((q) => equalsBytes(q.address, (opts.to as EthAddress).bytes))
+  const queue = queues().find((q) => equalsBytes(q.address, (opts.to as EthAddress).bytes))
   if (!queue) return false
   const state = vm.stateManager
   if (!equalsBytes(await state.getCode(opts.to), queue.code)) return false
@@ -81,7 +84,7 @@ export async function requestQueuesIdle(vm: VM): Promise<boolean> {
 /** No account at `address`, or the EIP's queue contract with all four queue slots zero. */
 async function queueIdle(state: MerkleStateManager, address: EthAddress): Promise<boolean> {
   if ((await state.getAccount(address)) === undefined) return true
-  const queue = queues.find((q) => equalsBytes(q.address, address.bytes))
+  const queue = queues().find((q) => equalsBytes(q.address, address.bytes))
   if (!queue || !equalsBytes(await state.getCode(address), queue.code)) return false
   for (const slot of queueSlots) if ((await state.getStorage(address, slot)).length !== 0) return false
   return true

@@ -56,8 +56,19 @@ function nativeKeccak(): ((data: Uint8Array) => Uint8Array) | undefined {
   }
 }
 
-/** The keccak used until the WebAssembly one is ready (and if it never is). */
-export const keccak256Fallback: (data: Uint8Array) => Uint8Array = nativeKeccak() ?? ((data) => viemKeccak256(data, 'bytes'))
+let fallback: ((data: Uint8Array) => Uint8Array) | undefined
+
+/**
+ * The keccak used until the WebAssembly one is ready (and if it never is).
+ * The native binding is loaded at its first call, not with this module:
+ * resolving and opening it took ~3-5 ms of every start's CPU (loaded), and
+ * a start whose first hash comes after `keccakReady` (the node awaits it
+ * before building) never calls this.
+ */
+export function keccak256Fallback(data: Uint8Array): Uint8Array {
+  fallback ??= nativeKeccak() ?? ((bytes) => viemKeccak256(bytes, 'bytes'))
+  return fallback(data)
+}
 
 /**
  * One hasher, reused: hashing is synchronous, so no call can interleave with

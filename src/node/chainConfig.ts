@@ -1,4 +1,5 @@
-import { crc32 } from 'node:zlib'
+import { createRequire } from 'node:module'
+import type * as zlibModule from 'node:zlib'
 import { type Common, Mainnet, hexToBytes } from '../evm/engine.js'
 import type { Node } from './node.js'
 
@@ -94,6 +95,8 @@ function blobSchedule(common: Common) {
  * repeats, as geth's `forkid.NewID` does.
  */
 function forkHash(node: Node, timestamp: bigint): string {
+  // node:zlib is required here, at the first eth_config, not with the module (part of every start; ~1 ms to load).
+  const { crc32 } = createRequire(import.meta.url)('node:zlib') as typeof zlibModule
   const genesis = node.chain.genesis().block.header
   let hash = crc32(hexToBytes(node.chain.genesis().hash))
   const points = new Set<bigint>()

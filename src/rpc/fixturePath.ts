@@ -1,4 +1,3 @@
-import { mkdir, realpath } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import type { DevnetConfig } from '../config/schema.js'
 import { InvalidInputError, InvalidParamsError } from './errors.js'
@@ -28,6 +27,8 @@ export async function resolveFixturePath(
     )
   }
   if (isAbsolute(path)) refuse('is absolute')
+  // Loaded here, not with the module: a start that never names a fixture file does not compile node:fs/promises.
+  const { mkdir, realpath } = await import('node:fs/promises')
   const root = resolve(config.fixturesDir)
   const target = resolve(root, path)
   if (!inside(root, target) || target === root) refuse('leads outside the directory')

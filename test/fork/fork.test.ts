@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { type Hex, encodeAbiParameters, encodeFunctionData, getContractAddress, keccak256, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
+import { tombstoneAddress } from '../../src/evm/forkState.js'
 import { type StartedDevnet, startDevnet } from '../../src/index.js'
 import { connect } from '../logs/helpers.js'
 import { type LooseRpc, account } from '../utils.js'
@@ -64,6 +65,10 @@ afterAll(async () => {
   await fork?.close()
   await remote?.close()
   rmSync(cacheDir, { recursive: true, force: true })
+})
+
+test('the tombstones\' account is keccak("devnet.fork.tombstones")[12:], as written out in src/evm/forkState.ts', () => {
+  expect(tombstoneAddress.toString()).toBe(`0x${keccak256(new TextEncoder().encode('devnet.fork.tombstones')).slice(26)}`)
 })
 
 describe('fork: reads at the pin', () => {

@@ -2,7 +2,7 @@ import { mnemonicToSeedSync } from '@scure/bip39'
 import { HDKey, hdKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { defaultMnemonic } from '../../src/config/schema.js'
-import { deriveAccounts, knownAddresses, knownCompressedKeys, publicKeyCreate } from '../../src/node/accounts.js'
+import { deriveAccounts, knownAddresses, knownCompressedKeys, knownSeeds, publicKeyCreate } from '../../src/node/accounts.js'
 import { publicKeyAddress } from '../../src/evm/engine.js'
 import { getAddress } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
@@ -30,12 +30,13 @@ describe('deriveAccounts', () => {
     expect(accounts[3]!.account.address).toBe(accounts[3]!.address)
   })
 
-  it("the default mnemonic's memoized curve work is what the curve gives (viem's pure-JS secp256k1 and node:crypto's)", () => {
+  it("the default mnemonic's memoized seed and curve work are what BIP-39 and the curve give (viem's pure-JS secp256k1 and node:crypto's)", () => {
     expect(knownAddresses.size).toBe(20)
     for (const [key, address] of knownAddresses) {
       expect(privateKeyToAddress(`0x${key}`)).toBe(address)
       expect(publicKeyAddress(publicKeyCreate(Buffer.from(key, 'hex'), false))).toBe(getAddress(address))
     }
+    expect([...knownSeeds]).toEqual([[defaultMnemonic, Buffer.from(mnemonicToSeedSync(defaultMnemonic)).toString('hex')]])
     expect(knownCompressedKeys.size).toBe(2)
     for (const [key, compressed] of knownCompressedKeys) {
       expect(Buffer.from(publicKeyCreate(Buffer.from(key, 'hex'), true)).toString('hex')).toBe(compressed)

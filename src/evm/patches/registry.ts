@@ -7,7 +7,7 @@ import { BranchMPTNode, CheckpointDB, MerklePatriciaTrie } from '@ethereumjs/mpt
 import { RLP } from '@ethereumjs/rlp'
 import { AccountCache, CodeCache, MerkleStateManager, OriginalStorageCache, StorageCache } from '@ethereumjs/statemanager'
 import { AccessList2930Tx, Blob4844Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx'
-import { Account, Address, MapDB, ecrecover } from '@ethereumjs/util'
+import { Account, Address, MapDB, bytesToBigInt, ecrecover } from '@ethereumjs/util'
 import { applyAccountMemo } from '../accountMemo.js'
 import { applyEcrecoverPrecompile } from '../ecrecoverPrecompile.js'
 import { applyFramePatches } from '../evmFrames.js'
@@ -50,6 +50,16 @@ import { knownEips } from './knownEips.js'
  *   manager, a VM, a block builder) or a code path of its own that stands in
  *   for a library call; the call site asks `patchActive(id)` first.
  *
+ * - `build`: applied to the text of a library module when the CLI bundle
+ *   (dist/bundle/cli.cjs, scripts/bundle.mjs) is made, for work the module
+ *   does when it is evaluated, before any run-time patch could reach it.
+ *   The build refuses to bundle when the text it rewrites is not found; the
+ *   fingerprint covers the functions that read what it changes. It changes
+ *   no result, so it is in effect in both engine modes of the CLI; the
+ *   library's engine (dist/evm/engine.js) and the source do not have it.
+ *   Its test compares the rewritten module with the published one over
+ *   every input whose path it changes (test/bundle/buildPatches.test.ts).
+ *
  * A process patch marked `lazy` is not applied by `installEngine()` but by
  * `applyLazyPatch(id)`, when devnet first needs it (the fork mode's state
  * reads, when a fork opens), after the same fingerprint check. One that is a
@@ -73,7 +83,7 @@ export type EnginePatch = {
   why: string
   /** Where the replacement lives. */
   file: string
-  scope: 'process' | 'instance'
+  scope: 'process' | 'instance' | 'build'
   /** The upstream functions or classes the replacement was written against, read from the installed library. */
   upstream: () => unknown[]
   /** sha256 (hex) of the upstream sources at @ethereumjs 10.1.3. */
@@ -470,6 +480,15 @@ export const enginePatches: readonly EnginePatch[] = [
     scope: 'instance',
     upstream: () => [proto(Block).serialize, proto(Block).raw],
     fingerprint: '2d3b18c1d7f804a91da2f9d27e34b4424a2dfe91956abfd3eaf8f72075522974',
+  },
+  {
+    id: 'lazy-bigint-cache',
+    replaces: ['@ethereumjs/util: the BIGINT_CACHE of bytes.js (filled at module evaluation) and bytesToBigInt\'s two reads of it'],
+    why: 'Evaluating bytes.js made 65,536 BigInts (0 to 65,535) for bytesToBigInt of one- and two-byte inputs: 2 MB kept alive, ~5 ms of CPU and a few young-generation collections (each copying them) in every CLI start, before the node could answer. Filled on use, the values come out the same (a bigint has no identity).',
+    file: 'scripts/engineBundle.mjs (lazyBigIntCachePlugin)',
+    scope: 'build',
+    upstream: () => [bytesToBigInt],
+    fingerprint: '1bd2bbed217a0b77acce3461171b8c94de401c7d6c90bedbf156523604e4c0ab',
   },
 ]
 
