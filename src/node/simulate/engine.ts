@@ -240,11 +240,10 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   // Each block starts from the fork's precompiles; this block's overrides may move or disable some. Only
   // execution sees the change: like geth (vm.ActivePrecompiles), the warm set stays the fork's own.
   const evm = vm.evm as unknown as { _precompiles: Precompiles; getPrecompile(address: unknown): unknown }
-  const precompiles: Precompiles = new Map(evm._precompiles)
-  const moved = sim.stateOverrides !== undefined && (await applyOverrides(state, sim.stateOverrides, precompiles))
+  const moved = sim.stateOverrides === undefined ? undefined : await applyOverrides(state, sim.stateOverrides, evm._precompiles)
   // Without a change the fork's own lookup (the prototype's) serves, also undoing an earlier block's.
   evm.getPrecompile = moved
-    ? (address) => precompiles.get(typeof address === 'string' ? address.slice(2).padStart(40, '0').toLowerCase() : String(address).slice(2))
+    ? (address) => moved.get(typeof address === 'string' ? address.slice(2).padStart(40, '0').toLowerCase() : String(address).slice(2))
     : (Object.getPrototypeOf(evm) as typeof evm).getPrecompile
   // The overrides count as a finished transaction: their storage is every later call's "original" value (EIP-2200).
   state.originalStorageCache.clear()
