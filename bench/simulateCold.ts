@@ -9,7 +9,9 @@
  * `--profile DIR` starts the node with an inspector and records a V8 CPU profile of each case's 30 requests
  * (`--interval` µs between samples, 100 by default); `--dump FILE` writes the three answers (JSON) of the last run,
  * to compare two builds byte for byte. `--peer anvil` measures Anvil (as the harness installs it) instead;
- * `--warm N` sends each case N more times before measuring (what the same work costs once compiled).
+ * `--warm N` sends each case N more times before measuring (what the same work costs once compiled); `--distinct`
+ * makes every request's text differ (an unknown payload key, which the method ignores), so that none is answered
+ * from the dispatcher's memo; `--cli FILE` runs another build's bin/devnet.js.
  *
  *   npx tsx bench/simulateCold.ts [--runs 5] [--profile DIR] [--interval 100] [--dump FILE] [--peer anvil]
  */
@@ -30,6 +32,8 @@ const interval = Number(arg('--interval') ?? 100)
 const dumpFile = arg('--dump')
 const peer = arg('--peer') ?? 'devnet'
 const warm = Number(arg('--warm') ?? 0)
+const cli = arg('--cli') ?? join(root, 'bin', 'devnet.js')
+const distinct = process.argv.includes('--distinct')
 
 const artifact = JSON.parse(readFileSync(join(root, '..', 'shared', 'bench', 'contracts', 'build', 'BenchToken.json'), 'utf8')) as { bytecode: Hex; abi: unknown[] }
 const abi = parseAbi(['function transfer(address to, uint256 value) returns (bool)', 'function mint(address to, uint256 value)', 'function balanceOf(address) view returns (uint256)'])
@@ -85,7 +89,7 @@ async function oneRun(run: number) {
   const child: ChildProcess =
     peer === 'anvil'
       ? spawn(anvilBin, ['--host', '127.0.0.1', '--port', String(port)], { stdio: 'ignore' })
-      : spawn(process.execPath, [...nodeFlags, join(root, 'bin', 'devnet.js'), 'start', '--port', String(port), '--mining', 'auto', '--quiet'], { stdio: 'ignore', cwd: root, env: { ...process.env, DEVNET_FROM_SOURCE: undefined } })
+      : spawn(process.execPath, [...nodeFlags, cli, 'start', '--port', String(port), '--mining', 'auto', '--quiet'], { stdio: 'ignore', cwd: root, env: { ...process.env, DEVNET_FROM_SOURCE: undefined } })
   const url = new URL(`http://127.0.0.1:${port}`)
   let id = 0
   const call = async (method: string, params: unknown[]) => {
@@ -141,8 +145,9 @@ async function oneRun(run: number) {
       const cpu0 = cpuOf(child.pid!)
       const main0 = mainCpuOf(child.pid!)
       for (let i = 0; i < 30; i++) {
+        const sent = distinct ? [{ ...(params[0] as object), distinct: i }, ...params.slice(1)] : params
         const t = performance.now()
-        await call('eth_simulateV1', params)
+        await call('eth_simulateV1', sent)
         lat.push(performance.now() - t)
       }
       const cpu = (cpuOf(child.pid!) - cpu0) / 30
