@@ -1,7 +1,7 @@
 import type { Block } from '../../evm/engine.js'
 import type { Common } from '../../evm/engine.js'
 import type { MerkleStateManager } from '../../evm/engine.js'
-import { BlockBuilder, type RunTxResult, type VM, runTx } from '../../evm/engine.js'
+import { BlockBuilder, type RunTxResult, type VM, initBlockState, runTx } from '../../evm/engine.js'
 import type { Hex } from 'viem'
 import { hexToBytes, keccak256 } from 'viem/utils'
 import type { DevnetConfig } from '../../config/schema.js'
@@ -263,7 +263,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
     transactionResults: RunTxResult[]
   }
   internals.checkpointed = true
-  await builder.initState()
+  await initBlockState(builder)
 
   const block = execBlockOf(common, env, o.blobBaseFee)
   const blobBaseFee = blobBaseFeeOf(block, o.blobBaseFee)
