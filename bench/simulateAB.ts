@@ -6,13 +6,14 @@
  * then see the same load, which separate runs never do; the paired ratio
  * (each B request over the A request just before it) is the figure to read.
  * The payload is the harness' step g (../shared/bench/peers.mjs): 100 token
- * transfers (sim100) or one (sim1) from an overridden sender. `calld` runs
+ * transfers (sim100) or one (sim1) from an overridden sender, or the traced
+ * transfer and token transfer under validation (simtrace). `calld` runs
  * instead an eth_call balanceOf of a new holder each time (bench/callPerf.ts'
  * calld: the execution path's own CPU, which the answer memo cannot answer),
  * to check that a change for simulate leaves the shared call path alone.
  *
  *   node scripts/build.mjs --library --outdir .ab/old   # on the old commit (inside the package, ignored by git); then .ab/new
- *   node --single-threaded-gc --import tsx bench/simulateAB.ts .ab/old .ab/new [seconds=20] [sim100|sim1|calld]
+ *   node --single-threaded-gc --import tsx bench/simulateAB.ts .ab/old .ab/new [seconds=20] [sim100|sim1|simtrace|calld]
  *
  * PROFILE=file.cpuprofile also writes a CPU profile of the measured loop (the
  * two builds' frames are told apart by their paths). --single-threaded-gc
@@ -43,7 +44,12 @@ async function setup(dir: string) {
   const stateOverrides = { [X]: { balance: toHex(10n ** 21n) }, [token]: { stateDiff: { [slot]: pad(toHex(10n ** 12n)) } } }
   const xfer = (to: Hex) => ({ from: X, to: token, data: encodeFunctionData({ abi, functionName: 'transfer', args: [to, 1_000_000n] }) })
   const n = caseName === 'sim1' ? 1 : 100
-  const params = [{ blockStateCalls: [{ stateOverrides, calls: Array.from({ length: n }, (_, i) => xfer(label(`sim-r-${i}`))) }], traceTransfers: false, validation: false }, 'latest']
+  const fee = { maxFeePerGas: toHex(100_000_000_000n), maxPriorityFeePerGas: toHex(1_000_000_000n), gas: toHex(200_000) }
+  const R = label('sim-recipient')
+  const params =
+    caseName === 'simtrace'
+      ? [{ blockStateCalls: [{ stateOverrides, calls: [{ from: X, to: R, value: toHex(12345n), ...fee }, { ...xfer(R), ...fee }] }], traceTransfers: true, validation: true }, 'latest']
+      : [{ blockStateCalls: [{ stateOverrides, calls: Array.from({ length: n }, (_, i) => xfer(label(`sim-r-${i}`))) }], traceTransfers: false, validation: false }, 'latest']
   let holder = 0
   const balanceOf = () => ({ to: token, data: encodeFunctionData({ abi, functionName: 'balanceOf', args: [label(`ab-holder-${holder++}`)] }) })
   const run = caseName === 'calld' ? () => request('eth_call', [balanceOf(), 'latest']) : () => request('eth_simulateV1', params)

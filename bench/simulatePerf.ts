@@ -14,7 +14,10 @@
  * case: what code first compiled for eth_simulateV1 costs (`--profile DIR`
  * then profiles those 30 requests of each case).
  *
- *   npx tsx bench/simulatePerf.ts [--seconds 3] [--only sim1,sim100,simtrace] [--profile /tmp/prof] [--heap /tmp/prof] [--cold]
+ * `--dump FILE` writes the three answers first (JSON; the same at every run: virtual clock, manual mining), to
+ * compare two builds byte for byte; `--interval US` sets the --cold profile's sampling interval.
+ *
+ *   npx tsx bench/simulatePerf.ts [--seconds 3] [--only sim1,sim100,simtrace] [--profile /tmp/prof] [--heap /tmp/prof] [--cold] [--dump FILE]
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
@@ -32,6 +35,7 @@ const only = arg('--only')?.split(',')
 const profileDir = arg('--profile')
 const heapDir = arg('--heap')
 const cold = process.argv.includes('--cold')
+const dumpFile = arg('--dump')
 
 const artifact = JSON.parse(readFileSync(new URL('../../shared/bench/contracts/build/BenchToken.json', import.meta.url), 'utf8')) as { bytecode: Hex; abi: unknown[] }
 const abi = parseAbi([
@@ -112,6 +116,12 @@ async function loop(fn: () => Promise<unknown>, ms: number, reps = Number.POSITI
   }
 }
 
+if (dumpFile) {
+  // The answers as JSON text (virtual clock, manual mining: the same at every run), to compare two builds byte for byte.
+  const answers: Record<string, unknown> = {}
+  for (const [name, params] of Object.entries(cases)) answers[name] = await request('eth_simulateV1', params)
+  writeFileSync(dumpFile, JSON.stringify(answers, null, 1))
+}
 const session = new Session()
 session.connect()
 for (const [name, params] of Object.entries(cases)) {
@@ -124,6 +134,7 @@ for (const [name, params] of Object.entries(cases)) {
     await run()
     if (profileDir) {
       await session.post('Profiler.enable')
+      await session.post('Profiler.setSamplingInterval', { interval: Number(arg('--interval') ?? 1000) })
       await session.post('Profiler.start')
     }
     const r = await loop(run, 3000, 30)

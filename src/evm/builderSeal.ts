@@ -1,6 +1,6 @@
 import { type Block, type BlockOptions, createBlockHeader, genRequestsRoot } from '@ethereumjs/block'
 import { ConsensusType, Mainnet } from '@ethereumjs/common'
-import { bytesToHex } from '@ethereumjs/util'
+import { hexToBytes } from '@ethereumjs/util'
 import { type BlockBuilder, Bloom, type RunTxResult, type VM } from '@ethereumjs/vm'
 import { sha256 } from 'viem/utils'
 import { requestQueuesIdle } from './idleRequestQueues.js'
@@ -85,16 +85,32 @@ type Internals = {
   blobGasUsed: bigint
 }
 
-const depositTopic = '0x649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5'
+const depositTopic = hexToBytes('0x649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5')
 
-/** Whether any receipt holds a log that accumulateRequests would parse as a deposit (EIP-6110). */
+/** Whether two byte arrays hold the same bytes. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/**
+ * Whether any receipt holds a log that accumulateRequests would parse as a deposit (EIP-6110). Compared as bytes:
+ * the hex of every log's first topic was a few percent of a warm one-call eth_simulateV1.
+ */
 function hasDepositLog(common: VM['common'], results: Internals['transactionResults']): boolean {
   const configured = (common as unknown as { _chainParams: { depositContractAddress?: string } })._chainParams.depositContractAddress
-  const contract = (configured ?? Mainnet.depositContractAddress)?.toLowerCase()
+  const contract = configured ?? Mainnet.depositContractAddress
   // No address: accumulateRequests throws, so build() must run to say so.
   if (contract === undefined) return true
+  let contractBytes: Uint8Array | undefined
   for (const { receipt } of results)
-    for (const [address, topics] of receipt.logs)
-      if (topics.length > 0 && bytesToHex(topics[0]!) === depositTopic && bytesToHex(address).toLowerCase() === contract) return true
+    for (const [address, topics] of receipt.logs) {
+      if (topics.length === 0 || !sameBytes(topics[0]!, depositTopic)) continue
+      // A configured address that is not 20 bytes of hex names no log's address (its hex never equalled one).
+      if (!/^0x[0-9a-fA-F]{40}$/.test(contract)) continue
+      contractBytes ??= hexToBytes(contract as `0x${string}`)
+      if (sameBytes(address, contractBytes)) return true
+    }
   return false
 }

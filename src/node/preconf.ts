@@ -3,7 +3,7 @@ import type { Common } from '../evm/engine.js'
 import type { MerkleStateManager } from '../evm/engine.js'
 import { TransactionType, type TypedTransaction } from '../evm/engine.js'
 import { type Address as EthAddress, createAddressFromString, hexToBytes } from '../evm/engine.js'
-import { BlockBuilder, BuildStatus, type RunTxResult, type VM, encodeReceipt, runTx } from '../evm/engine.js'
+import { BlockBuilder, BuildStatus, type RunTxResult, type VM, encodeReceipt, initBlockState, runTx } from '../evm/engine.js'
 import type { Address, Hex } from 'viem'
 import { bytesToHex, getContractAddress, keccak256 } from 'viem/utils'
 import type { BlockEnv } from '../evm/execute.js'
@@ -184,7 +184,7 @@ export function createPreconf(args: {
     })
     asBuilder(builder).checkpointed = true
     fastBlockRoots(builder, keccak)
-    await builder.initState()
+    await initBlockState(builder)
     const hd = (builder as unknown as { headerData: Record<string, unknown> }).headerData
     env = {
       number: hd.number as bigint,

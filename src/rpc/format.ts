@@ -1,8 +1,13 @@
 import type { Hex } from 'viem'
-import { bytesToHex } from 'viem/utils'
 import type { ExecutedTx, TypedTransaction } from '../node/engineTypes.js'
 import type { StoredBlock } from '../node/chain.js'
 import type { PreconfSnapshot } from '../node/preconf.js'
+
+/**
+ * `0x` and the lower-case hex of `bytes` (viem's bytesToHex gives the same string) in one native step: viem's
+ * appends two characters per byte, a 514-character rope for each logs bloom (a block's and every receipt's).
+ */
+const bytesToHex = (bytes: Uint8Array): Hex => `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`
 
 /** Canonical JSON-RPC quantity: lowercase hex, no leading zeros. */
 export const q = (value: bigint | number) => `0x${value.toString(16)}` as Hex

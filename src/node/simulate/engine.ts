@@ -1,9 +1,9 @@
 import type { Block } from '../../evm/engine.js'
 import type { Common } from '../../evm/engine.js'
 import type { MerkleStateManager } from '../../evm/engine.js'
-import { BlockBuilder, type RunTxResult, type VM, runTx } from '../../evm/engine.js'
+import { BlockBuilder, type RunTxResult, type VM, initBlockState, runTx } from '../../evm/engine.js'
 import type { Hex } from 'viem'
-import { bytesToHex, hexToBytes, keccak256 } from 'viem/utils'
+import { hexToBytes, keccak256 } from 'viem/utils'
 import type { DevnetConfig } from '../../config/schema.js'
 import { blockSize, hexOf } from '../../evm/engine.js'
 import { type BlockEnv, blockFromEnv, toEvmLogs } from '../../evm/engine.js'
@@ -198,6 +198,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   const o = sim.blockOverrides
   const ph = parent.header
   // Fee recipient and gas limit carry over from the previous simulated header, overrides included (geth makeHeaders).
+  const parentHash = parent.hash()
   const env: BlockEnv = {
     number: o.number,
     timestamp: o.time,
@@ -211,16 +212,17 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
     excessBlobGas: common.isActivatedEIP(4844)
       ? ph.excessBlobGas === undefined ? 0n : ph.calcNextExcessBlobGas(common)
       : undefined,
-    parentHash: bytesToHex(parent.hash()),
+    parentHash: hexOf(parentHash),
     parentBeaconBlockRoot: common.isActivatedEIP(4788) ? (o.beaconRoot ?? zero32) : undefined,
   }
+  // The header's bytes from what is already bytes (the parent's hash and coinbase), not parsed back from env's hex.
   const headerData: Record<string, unknown> = {
     number: env.number,
     timestamp: env.timestamp,
     gasLimit: env.gasLimit,
-    coinbase: hexToBytes(env.coinbase),
-    mixHash: hexToBytes(env.prevRandao),
-    parentHash: hexToBytes(env.parentHash),
+    coinbase: o.feeRecipient === undefined ? ph.coinbase.bytes.slice() : hexToBytes(o.feeRecipient),
+    mixHash: o.prevRandao === undefined ? new Uint8Array(32) : hexToBytes(o.prevRandao),
+    parentHash: parentHash.slice(),
     // geth carries the previous header's difficulty: 0 after the merge, the base's before it.
     difficulty: ph.difficulty,
     nonce: new Uint8Array(8),
@@ -228,7 +230,7 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   }
   if (env.baseFeePerGas !== undefined) headerData.baseFeePerGas = env.baseFeePerGas
   if (env.excessBlobGas !== undefined) headerData.excessBlobGas = env.excessBlobGas
-  if (env.parentBeaconBlockRoot !== undefined) headerData.parentBeaconBlockRoot = hexToBytes(env.parentBeaconBlockRoot)
+  if (env.parentBeaconBlockRoot !== undefined) headerData.parentBeaconBlockRoot = o.beaconRoot === undefined ? new Uint8Array(32) : hexToBytes(o.beaconRoot)
   // No withdrawals are left out rather than passed empty: the builder would build a trie (a database and a debug
   // logger) for the root of nothing; without them the header defaults to that same empty root and the block to [].
   const withdrawals = common.isActivatedEIP(4895) && o.withdrawals !== undefined && o.withdrawals.length > 0
@@ -238,11 +240,10 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   // Each block starts from the fork's precompiles; this block's overrides may move or disable some. Only
   // execution sees the change: like geth (vm.ActivePrecompiles), the warm set stays the fork's own.
   const evm = vm.evm as unknown as { _precompiles: Precompiles; getPrecompile(address: unknown): unknown }
-  const precompiles: Precompiles = new Map(evm._precompiles)
-  const moved = sim.stateOverrides !== undefined && (await applyOverrides(state, sim.stateOverrides, precompiles))
+  const moved = sim.stateOverrides === undefined ? undefined : await applyOverrides(state, sim.stateOverrides, evm._precompiles)
   // Without a change the fork's own lookup (the prototype's) serves, also undoing an earlier block's.
   evm.getPrecompile = moved
-    ? (address) => precompiles.get(typeof address === 'string' ? address.slice(2).padStart(40, '0').toLowerCase() : String(address).slice(2))
+    ? (address) => moved.get(typeof address === 'string' ? address.slice(2).padStart(40, '0').toLowerCase() : String(address).slice(2))
     : (Object.getPrototypeOf(evm) as typeof evm).getPrecompile
   // The overrides count as a finished transaction: their storage is every later call's "original" value (EIP-2200).
   state.originalStorageCache.clear()
@@ -262,9 +263,9 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
     transactionResults: RunTxResult[]
   }
   internals.checkpointed = true
-  await builder.initState()
+  await initBlockState(builder)
 
-  const block = blockFromEnv(common, env)
+  const block = execBlockOf(common, env, o.blobBaseFee)
   const blobBaseFee = blobBaseFeeOf(block, o.blobBaseFee)
   let feelessBlock: Block | undefined
   const txs: ExecutedTx[] = []
@@ -344,7 +345,25 @@ async function runBlock(args: BlockArgs): Promise<SimulatedBlock> {
   // One encoding of the header for its hash (what hash() computes) and the block's size.
   const encodedHeader = sealed.header.serialize()
   const keccak = common.customCrypto.keccak256 ?? ((data: Uint8Array) => keccak256(data, 'bytes'))
-  return { block: sealed, hash: bytesToHex(keccak(encodedHeader)), size: blockSize(sealed, encodedHeader), txs, calls }
+  return { block: sealed, hash: hexOf(keccak(encodedHeader)), size: blockSize(sealed, encodedHeader), txs, calls }
+}
+
+/** The last block each VM's Common ran calls in, with the key of what it was built from (execBlockOf). */
+const execBlocks = new WeakMap<Common, { key: string; block: Block }>()
+
+/**
+ * The block a simulated block's calls run in (what the EVM reads: number, time, coinbase, gas limit, base fee,
+ * prevRandao, blob gas), reused while a request repeats on the same view: building one validates and copies a
+ * header, with its Common. runTx only reads it; the one change made to it (a blob base fee override, set by
+ * withBlobBaseFee) is part of the key. Keyed per Common, whose hardfork it was built at, and that is in the key too.
+ */
+function execBlockOf(common: Common, env: BlockEnv, blobBaseFee: bigint | undefined): Block {
+  const key = `${common.hardfork()}|${env.number}|${env.timestamp}|${env.gasLimit}|${env.coinbase}|${env.prevRandao}|${env.baseFeePerGas}|${env.excessBlobGas}|${env.parentHash}|${env.parentBeaconBlockRoot}|${blobBaseFee}`
+  const last = execBlocks.get(common)
+  if (last !== undefined && last.key === key) return last.block
+  const block = blockFromEnv(common, env)
+  execBlocks.set(common, { key, block })
+  return block
 }
 
 /** The call result geth reports: status, return data, gas, logs (none when it failed), and the error. */

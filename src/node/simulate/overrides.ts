@@ -26,10 +26,14 @@ const fail = (message: string): never => {
  * An override that leaves an account empty writes nothing: geth drops empty
  * accounts when it computes the root, and EXTCODEHASH treats them as absent.
  *
- * Returns whether the precompile set changed.
+ * `fork` is the fork's precompile set, left as it is: the block's changed set
+ * is a copy, made at the first change (most overrides touch no precompile).
+ * Returns that copy, or undefined when the set did not change.
  */
-export async function applyOverrides(state: StateManagerInterface, overrides: StateOverrides, precompiles: Precompiles): Promise<boolean> {
-  let changed = false
+export async function applyOverrides(state: StateManagerInterface, overrides: StateOverrides, fork: Precompiles): Promise<Precompiles | undefined> {
+  let changed: Precompiles | undefined
+  let precompiles = fork
+  const edit = () => (changed ??= precompiles = new Map(fork))
   const entries = Object.entries(overrides).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) as [Address, StateOverrides[Address]][]
   const movedTo = new Set<string>()
   for (const [address, o] of entries) {
@@ -42,13 +46,10 @@ export async function applyOverrides(state: StateManagerInterface, overrides: St
       const to = o.movePrecompileToAddress
       if (Object.keys(overrides).some((a) => a.toLowerCase() === to.toLowerCase()))
         fail(`account ${getAddress(to)} is already overridden`)
-      precompiles.set(key(to), precompile)
+      edit().set(key(to), precompile)
       movedTo.add(key(to))
     }
-    if (isPrecompile) {
-      precompiles.delete(k)
-      changed = true
-    }
+    if (isPrecompile) edit().delete(k)
     if (o.state !== undefined && o.stateDiff !== undefined) fail(`account ${getAddress(address)} has both 'state' and 'stateDiff'`)
 
     const at = createAddressFromString(address)
