@@ -53,10 +53,6 @@ const reads = (): [string, unknown[]][] => [
   ['eth_getTransactionCount', [a0, 'pending']],
   ['eth_getCode', [a1, 'latest']],
   ['eth_getStorageAt', [a1, '0x0', 'pending']],
-  // eth_simulateV1: an override and a token call, a traced transfer under validation (nonce and balance read), pending.
-  ['eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [a0]: { balance: '0x56bc75e2d63100000' } }, calls: [{ from: a0, ...balanceOf() }] }] }, 'latest']],
-  ['eth_simulateV1', [{ blockStateCalls: [{ calls: [{ from: a0, to: a1, value: '0x7', maxFeePerGas: '0x77359400' }] }], traceTransfers: true, validation: true }]],
-  ['eth_simulateV1', [{ blockStateCalls: [{ calls: [{ from: a0, to: a1, value: '0x7' }] }], traceTransfers: true }, 'pending']],
 ]
 
 describe('answer memo', () => {
@@ -67,11 +63,6 @@ describe('answer memo', () => {
     const answer = dispatcher.respondText(text)
     expect(typeof answer).toBe('string')
     expect(JSON.parse(answer as string)).toEqual({ jsonrpc: '2.0', id: 42, result: '0x21e19e0c9bab2400000' })
-    // eth_simulateV1 too: its repeats at `latest` are answered at once, without running a block.
-    const [method, params] = reads().find(([m]) => m === 'eth_simulateV1')!
-    const simulated = dispatcher.respondText(body(method, params, 43))
-    expect(typeof simulated).toBe('string')
-    expect(JSON.parse(simulated as string).result[0].calls[0].status).toBe('0x1')
   })
 
   test('behavior: cheats, pre-confirmations, seals and reverts are seen at once', async () => {

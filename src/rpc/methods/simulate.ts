@@ -16,9 +16,7 @@
  * and the first one takes the pending block's timestamp; on the dev chain
  * simulated blocks are 2 s apart (the block time) and report a zero state
  * root, as Base's node does; an imported geth chain gets geth's 12 s and
- * real roots (`simulate` in the config changes both). A request repeated at
- * the same `latest` or `pending` state is answered from the dispatcher's
- * memo of state reads (answerMemo.ts), as eth_call is.
+ * real roots (`simulate` in the config changes both).
  */
 import type { CallRequest } from '../../node/engineTypes.js'
 import type { StateOverrides } from '../../node/call.js'
@@ -110,9 +108,6 @@ export const simulateMethods: MethodDef[] = [
     method: 'eth_simulateV1',
     params: [simulatePayload, blockId],
     required: 1,
-    // A pure function of the request and the state it names, like eth_call: a repeat at the same `latest` or
-    // `pending` is answered from the dispatcher's memo (answerMemo.ts; a new head, cheat, reorg or revert is a new view).
-    readsState: { block: 1, pending: true },
     handler: async ({ node }, [payload, id]) => {
       const blocks = await node.simulate(id ?? latest, payload)
       return blocks.map((block) => formatSimulatedBlock(block, payload.returnFullTransactions))
