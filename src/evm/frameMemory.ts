@@ -1,4 +1,5 @@
 import { evmInternals } from './evmInternals.js'
+import { defineGasLeft, numberGasApplied } from './numberGas.js'
 
 /**
  * EVM memory that starts empty and grows in place of the 8 kB @ethereumjs 10.1
@@ -82,26 +83,52 @@ export function createInterpreter(
   interpreter._evm = evm
   interpreter._stateManager = stateManager
   interpreter.common = common
-  interpreter._runState = {
-    programCounter: 0,
-    opCode: 0xfe,
-    memory: emptyMemory(),
-    memoryWordCount: 0n,
-    highestMemCost: 0n,
-    stack: new Stack(),
-    code: new Uint8Array(0),
-    validJumps: Uint8Array.from([]),
-    cachedPushes: {},
-    stateManager,
-    blockchain,
-    env,
-    shouldDoJumpAnalysis: true,
-    interpreter,
-    gasRefund: env.gasRefund,
-    gasLeft,
-    stateGasSpilled: 0n,
-    returnBytes: new Uint8Array(0),
-  }
+  const memory = emptyMemory()
+  const stack = new Stack()
+  // The library's fields in its order; the gas left as a number under number-gas (numberGas.ts).
+  interpreter._runState = numberGasApplied()
+    ? defineGasLeft({
+        programCounter: 0,
+        opCode: 0xfe,
+        memory,
+        memoryWordCount: 0n,
+        highestMemCost: 0n,
+        stack,
+        code: new Uint8Array(0),
+        validJumps: Uint8Array.from([]),
+        cachedPushes: {},
+        stateManager,
+        blockchain,
+        env,
+        shouldDoJumpAnalysis: true,
+        interpreter,
+        gasRefund: env.gasRefund,
+        gasLeftNumber: Number.NaN,
+        gasLeftExact: 0n,
+        stateGasSpilled: 0n,
+        returnBytes: new Uint8Array(0),
+      })
+    : {
+        programCounter: 0,
+        opCode: 0xfe,
+        memory,
+        memoryWordCount: 0n,
+        highestMemCost: 0n,
+        stack,
+        code: new Uint8Array(0),
+        validJumps: Uint8Array.from([]),
+        cachedPushes: {},
+        stateManager,
+        blockchain,
+        env,
+        shouldDoJumpAnalysis: true,
+        interpreter,
+        gasRefund: env.gasRefund,
+        gasLeft,
+        stateGasSpilled: 0n,
+        returnBytes: new Uint8Array(0),
+      }
+  if (numberGasApplied()) (interpreter._runState as { gasLeft: bigint }).gasLeft = gasLeft
   interpreter.journal = journal
   interpreter._env = env
   interpreter._result = {
