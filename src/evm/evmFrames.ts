@@ -74,6 +74,28 @@ type Interp = {
   run(code: unknown, opts: object): Promise<{ runState: Record<string, unknown> & { gasLeft: bigint; gasRefund: bigint; stateGasSpilled?: bigint }; exceptionError?: EVMError }>
 }
 
+/** Where a frame's result keeps the parts of the `runState` the original merged at once. */
+const mergeParts = Symbol('mergeParts')
+type MergeParts = { runState: object; result: object; env: object; merged: Record<string, unknown> | undefined }
+
+/*
+ * A frame result's `runState`, merged on first read: one accessor shared by
+ * every result (an object literal with its own getter and setter is built in
+ * V8's slow dictionary mode, a new pair of closures per frame, and every read
+ * of the result's fields after it was a dictionary lookup).
+ */
+const mergedRunState: PropertyDescriptor = {
+  get(this: { [mergeParts]: MergeParts }): Record<string, unknown> {
+    const parts = this[mergeParts]
+    return (parts.merged ??= { ...parts.runState, ...parts.result, ...parts.env })
+  },
+  set(this: { [mergeParts]: MergeParts }, value: Record<string, unknown>) {
+    this[mergeParts].merged = value
+  },
+  enumerable: true,
+  configurable: true,
+}
+
 let applied = false
 
 export function applyFramePatches() {
@@ -218,15 +240,10 @@ export function applyFramePatches() {
       executionGasUsed: gasUsed,
       gasRefund: runState.gasRefund,
       stateGasSpilled: runState.stateGasSpilled,
-      // Built when read, from the parts the original merged at once.
-      get runState(): Record<string, unknown> {
-        return (merged ??= { ...runState, ...result, ...interpreter._env })
-      },
-      set runState(value: Record<string, unknown>) {
-        merged = value
-      },
+      [mergeParts]: { runState, result, env: interpreter._env, merged: undefined },
     }
-    let merged: Record<string, unknown> | undefined
+    // Built when read, from the parts the original merged at once.
+    Object.defineProperty(out, 'runState', mergedRunState)
     if ('createdAddresses' in result) out.createdAddresses = result.createdAddresses
     return out
   }

@@ -21,6 +21,7 @@ const evmFiles = {
   precompiles: './precompiles/index.js',
   journal: './journal.js',
   stack: './stack.js',
+  util: './opcodes/util.js',
 } as const
 
 const base = import.meta.resolve('@ethereumjs/evm')

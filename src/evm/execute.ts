@@ -14,7 +14,7 @@ import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
 import { fastCallTx1559 } from './callTx.js'
-import { hexOf } from './hexKeys.js'
+import { bytesOfHex, hexOf } from './hexKeys.js'
 import { runReadOnlyTx } from './readOnlyTx.js'
 import type { EvmLog } from './types.js'
 
@@ -127,10 +127,10 @@ export function createCallTx(
   const base = {
     nonce: request.nonce ?? defaults.nonce,
     gasLimit: request.gas ?? defaults.gas,
-    // As bytes: the transaction would otherwise check the hex string against a regular expression and decode it.
-    to: request.to ? hexToBytes(request.to) : undefined,
+    // As bytes (Node's decoder): the transaction would otherwise check the hex string against a regular expression and decode it.
+    to: request.to ? bytesOfHex(request.to) : undefined,
     value: request.value ?? 0n,
-    data: request.data ? hexToBytes(request.data) : new Uint8Array(),
+    data: request.data ? bytesOfHex(request.data) : new Uint8Array(),
   }
   const accessList = request.accessList?.map((item) => ({
     address: item.address,

@@ -1,5 +1,5 @@
 import { AccountCache, CodeCache, OriginalStorageCache, StorageCache } from '@ethereumjs/statemanager'
-import { Account, Address } from '@ethereumjs/util'
+import { Account, Address, hexToBytes } from '@ethereumjs/util'
 import { evmInternals } from './evmInternals.js'
 
 /*
@@ -34,6 +34,21 @@ export const hexKey: (bytes: Uint8Array) => string =
 
 /** `0x` and the lower-case hex of `bytes`: the string viem's and @ethereumjs's `bytesToHex` give, flat and in one native step. */
 export const hexOf = (bytes: Uint8Array): `0x${string}` => `0x${hexKey(bytes)}`
+
+/**
+ * `hexToBytes(hex)` of @ethereumjs/util (a regular expression, then a decode a
+ * character pair at a time), by Node's native decoder: the same bytes for a
+ * well-formed `0x` string; anything else (odd length, a bad digit, no prefix)
+ * goes to `hexToBytes`, which throws its own error.
+ */
+export function bytesOfHex(hex: string): Uint8Array {
+  if (hex.length % 2 === 0 && hex.charCodeAt(0) === 48 && hex.charCodeAt(1) === 120) {
+    const size = (hex.length - 2) / 2
+    const out = new Uint8Array(size)
+    if (Buffer.from(out.buffer, out.byteOffset, size).write(hex.slice(2), 'hex') === size) return out
+  }
+  return hexToBytes(hex as `0x${string}`)
+}
 
 /** The OrderedMap methods the caches use, on a Map: same answers for every key, without the ordering nobody reads. */
 class KeyMap<V> {

@@ -62,27 +62,19 @@ export function applyInterpreterLoop() {
   const outOfGas = EVMError.errorMessages.OUT_OF_GAS
   const stop = EVMError.errorMessages.STOP
 
-  /** The rest of a step after its gas is known: the original runStep from the invalid-opcode check on. */
-  function finish(interp: Interp, entry: OpEntry, gas: bigint): unknown {
+  /**
+   * The rest of a step after its gas is known, the original runStep from the
+   * invalid-opcode check to the handler's call: returns what the handler
+   * returned (a promise for an opcode that reads state).
+   */
+  function execute(interp: Interp, runState: RunState, entry: OpEntry, gas: bigint): unknown {
     const info = entry.opcodeInfo
     if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE)
+    // In numbers under number-gas (numberGas.ts).
     interp.useGas(gas, info)
-    const runState = interp._runState
     runState.programCounter++
     consumeEip7928PostTargetCallOog(runState)
-    const result = entry.opHandler(runState, interp.common)
-    if (info.isAsync && result instanceof Promise) return result.then(() => runState.env.accessWitness?.commit())
-    runState.env.accessWitness?.commit()
-    return undefined
-  }
-
-  /** One step; a promise only when the gas handler or the opcode returned one. */
-  function step(interp: Interp, entry: OpEntry): unknown {
-    const info = entry.opcodeInfo
-    if (!info.dynamicGas) return finish(interp, entry, info.feeBigInt)
-    const gas = entry.gasHandler(interp._runState, info.feeBigInt, interp.common)
-    if (gas instanceof Promise) return gas.then((g) => finish(interp, entry, g))
-    return finish(interp, entry, gas)
+    return entry.opHandler(runState, interp.common)
   }
 
   Interpreter.prototype.run = async function (this: Interp, code, opts = {}) {
@@ -123,9 +115,18 @@ export function applyInterpreterLoop() {
         opCode = entry.opcodeInfo.code
       }
       runState.opCode = opCode
+      // The gas handler's and the opcode's promises are awaited here, in the loop, not chained to the step:
+      // a promise and a closure less per state read.
       try {
-        const pending = step(this, entry)
-        if (pending !== undefined) await pending
+        const info = entry.opcodeInfo
+        let gas = info.feeBigInt
+        if (info.dynamicGas) {
+          const dynamic = entry.gasHandler(runState, gas, this.common)
+          gas = dynamic instanceof Promise ? await dynamic : dynamic
+        }
+        const result = execute(this, runState, entry, gas)
+        if (info.isAsync && result instanceof Promise) await result
+        runState.env.accessWitness?.commit()
       } catch (e) {
         runState.env.accessWitness?.revert()
         if (!(typeof e === 'object' && e !== null && 'errorType' in e && (e as { errorType: unknown }).errorType === 'EVMError')) throw e

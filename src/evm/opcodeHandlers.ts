@@ -40,11 +40,27 @@ const mask64 = (1n << 64n) - 1n
 
 /** `setLengthLeft(bigIntToBytes(word), 32)` for a 256-bit stack word. */
 export function word32(word: bigint): Uint8Array {
-  scratchView.setBigUint64(0, (word >> 192n) & mask64)
-  scratchView.setBigUint64(8, (word >> 128n) & mask64)
-  scratchView.setBigUint64(16, (word >> 64n) & mask64)
-  scratchView.setBigUint64(24, word & mask64)
-  return scratch.slice()
+  return fillWord(word).slice()
+}
+
+/**
+ * The word's 32 bytes in a shared scratch array, valid until the next call:
+ * for a caller that copies them at once (MSTORE). `setBigUint64` keeps the
+ * low 64 bits of what it is given, so no mask is needed; a word below 2^64
+ * (offsets, amounts) also skips the three shifts, each a new bigint.
+ */
+function fillWord(word: bigint): Uint8Array {
+  if (word <= mask64) {
+    scratchView.setBigUint64(0, 0n)
+    scratchView.setBigUint64(8, 0n)
+    scratchView.setBigUint64(16, 0n)
+  } else {
+    scratchView.setBigUint64(0, word >> 192n)
+    scratchView.setBigUint64(8, word >> 128n)
+    scratchView.setBigUint64(16, word >> 64n)
+  }
+  scratchView.setBigUint64(24, word)
+  return scratch
 }
 
 const scratch = new Uint8Array(32)
@@ -97,10 +113,10 @@ export function applyOpcodeHandlers() {
   libraryHandlers.sstoreGas = sstoreGas
   libraryHandlers.log = handlers.get(0xa0)!
 
-  // MSTORE: memory.write copies the bytes in.
+  // MSTORE: memory.write copies the bytes in (from the scratch word, no copy of its own).
   handlers.set(0x52, (runState) => {
     const [offset, word] = runState.stack.popN(2) as [bigint, bigint]
-    runState.memory.write(Number(offset), 32, word32(word))
+    runState.memory.write(Number(offset), 32, fillWord(word))
   })
 
   // MLOAD: memory.read without a copy hands out a view of memory; only read here.

@@ -1,4 +1,5 @@
 import { type Caches, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
+import { RLP } from '@ethereumjs/rlp'
 import { Account, type Address, createAccountFromRLP, equalsBytes } from '@ethereumjs/util'
 import { AccountEntry } from './hexKeys.js'
 
@@ -86,7 +87,10 @@ export class ViewStateManager extends MerkleStateManager {
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    if (key.length === 32 && this._caches?.storage?.get(address, key) === undefined) {
+    const cached = key.length === 32 ? this._caches?.storage?.get(address, key) : undefined
+    // A slot this copy holds: the parent's answer (its cache hit), without looking the slot up again.
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array
+    if (key.length === 32) {
       const own = await this.getAccount(address)
       if (!own) return new Uint8Array()
       const theirs = await this.base.getAccount(address)

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createDevCommon } from '../../src/evm/common.js'
 import { evmInternals } from '../../src/evm/evmInternals.js'
 import { createInterpreter, emptyMemory } from '../../src/evm/frameMemory.js'
+import { numberGasApplied } from '../../src/evm/numberGas.js'
 import './installEngine.js'
 
 /*
@@ -69,9 +70,12 @@ describe('createInterpreter', () => {
     expect(Object.getPrototypeOf(built)).toBe(Interpreter.prototype)
     expect(Object.keys(built)).toEqual(Object.keys(library))
     const { memory: libraryMemory, interpreter: li, stack: ls, ...libraryState } = library._runState as Record<string, unknown>
-    const { memory: builtMemory, interpreter: bi, stack: bs, ...builtState } = built._runState as Record<string, unknown>
-    expect(Object.keys(built._runState as object)).toEqual(Object.keys(library._runState as object))
+    // Under number-gas (numberGas.ts; not in stock mode) the gas left is held in a number, `gasLeft` an accessor over it.
+    const { memory: builtMemory, interpreter: bi, stack: bs, gasLeftNumber, gasLeftExact, ...builtState } = built._runState as Record<string, unknown>
+    expect([gasLeftNumber, gasLeftExact]).toEqual(numberGasApplied() ? [1000, 0n] : [undefined, undefined])
+    expect(Object.keys(built._runState as object).filter((k) => k !== 'gasLeftNumber' && k !== 'gasLeftExact').sort()).toEqual(Object.keys(library._runState as object).sort())
     expect(builtState).toEqual(libraryState)
+    expect({ ...(built._runState as object) }).toMatchObject({ gasLeft: 1000n })
     expect(li).toBe(library)
     expect(bi).toBe(built)
     expect(Object.getPrototypeOf(bs)).toBe(Object.getPrototypeOf(ls))

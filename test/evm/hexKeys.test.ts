@@ -1,8 +1,8 @@
 import { AccountCache, CodeCache, StorageCache } from '@ethereumjs/statemanager'
-import { Account, Address, bytesToUnprefixedHex } from '@ethereumjs/util'
+import { Account, Address, bytesToUnprefixedHex, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { bytesToHex as viemBytesToHex } from 'viem/utils'
-import { AccountEntry, KeyedAccountCache, KeyedCodeCache, KeyedStorageCache, hexKey, hexOf } from '../../src/evm/hexKeys.js'
+import { AccountEntry, KeyedAccountCache, KeyedCodeCache, KeyedStorageCache, bytesOfHex, hexKey, hexOf } from '../../src/evm/hexKeys.js'
 import { createDevCommon } from '../../src/evm/common.js'
 import { createStateManager } from '../../src/evm/vm.js'
 import { stockEngine } from './installEngine.js'
@@ -37,6 +37,14 @@ describe('hex keys (hexKeys.ts)', () => {
     }
     for (const [start, end] of [[0, 0], [5, 37], [0, 300]] as const) expect(hexOf(buffer.subarray(start, end))).toBe(viemBytesToHex(buffer.subarray(start, end)))
     expect(new Address(buffer.slice(0, 20)).toString()).toBe(`0x${bytesToUnprefixedHex(buffer.slice(0, 20))}`)
+  })
+
+  it('bytesOfHex decodes as hexToBytes does, and leaves what is not well-formed to it (its error)', () => {
+    for (const hex of ['0x', '0x00', '0xff', '0xAbCd', `0x${'0123456789abcdef'.repeat(9)}`] as const) expect(bytesOfHex(hex)).toEqual(hexToBytes(hex))
+    expect(bytesOfHex('0xAbCd')).toBeInstanceOf(Uint8Array)
+    expect(Buffer.isBuffer(bytesOfHex('0x12'))).toBe(false)
+    expect(bytesOfHex('0x123')).toEqual(hexToBytes('0x123'))
+    for (const bad of ['0x12zz', '0xz1', 'abcd', '0X12']) expect(() => bytesOfHex(bad)).toThrow()
   })
 
   it('keyed caches answer as the library\'s through puts, deletions, checkpoints, commits, reverts and flushes', () => {

@@ -21,7 +21,10 @@
  *   forms then transferFrom, an ERC-1271 smart wallet (contracts/test/
  *   SmartWallet.sol) paying by authorization, pause and blacklist, and the
  *   failures each guards (replayed, expired, cancelled, paused, blacklisted),
- *   and a validated, traced simulation of token transfers.
+ *   and a validated, traced simulation of token transfers;
+ * - gas edges (gasEdges.ts): memory opcodes at offsets around 2^32 and
+ *   2^256, every gas limit around a call's cost, GAS and 63/64 forwarding,
+ *   frames given more than 2^53 gas.
  */
 import { createHash } from 'node:crypto'
 import {
@@ -42,6 +45,7 @@ import { smartWalletAbi, smartWalletBytecode } from '../../../src/artifacts/smar
 import { type Devnet, createDevnet } from '../../../src/index.js'
 import { seededRandom } from '../../evm/generators.js'
 import type { LooseRpc } from '../../utils.js'
+import { gasEdgesPhase } from './gasEdges.js'
 import { type World, deployCode, randomProgram } from './program.js'
 
 /** DIFF_FULL_TRACES=1 keeps every step of every trace in the transcript (large); otherwise a short hash per step. */
@@ -85,6 +89,7 @@ export async function runScenario(seed: number, cases: number, engine: string): 
     await run.tokenPhase()
     await run.tracePhase()
     await run.requestsPhase()
+    await gasEdgesPhase((method, params) => run.rpc(method, params), entries, run.keys[5]!.address)
     return { seed, cases, engine, hardfork, entries }
   } finally {
     await devnet.close()
