@@ -10,7 +10,8 @@
  * answer, one at a time, so its CPU is the execution path's own.
  */
 import { readFileSync } from 'node:fs'
-import { encodeAbiParameters, encodeDeployData, encodeFunctionData, keccak256, pad, parseAbi, toHex, type Hex } from 'viem'
+import { encodeDeployData, encodeFunctionData, parseAbi, toHex, type Hex } from 'viem'
+import { simulateCasesShort } from './simulateCases.js'
 // DEVNET_DIST=1 runs dist/, DEVNET_DIST=/abs/dir/index.js another build (plain tsc output keeps line numbers in profiles).
 const distEntry = process.env.DEVNET_DIST === '1' ? '../dist/index.js' : process.env.DEVNET_DIST
 const { createDevnet } = (await import(distEntry ?? '../src/index.js')) as typeof import('../src/index.js')
@@ -29,7 +30,6 @@ const abi = parseAbi([
   'function transfer(address to, uint256 value) returns (bool)',
   'function mint(address to, uint256 value)',
 ])
-const label = (s: string) => keccak256(toHex(s)).slice(0, 42) as Hex
 
 const devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
 const request = (method: string, params: unknown[]) => devnet.request({ method, params } as never) as Promise<unknown>
@@ -82,17 +82,7 @@ if (wanted('calld')) {
   await loop('eth_call balanceOf new holder x1', 1, () => request('eth_call', next()))
 }
 
-const X = label('sim-sender')
-const R = label('sim-recipient')
-const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [X, 0n]))
-const stateOverrides = { [X]: { balance: toHex(10n ** 21n) }, [token]: { stateDiff: { [slot]: pad(toHex(10n ** 12n)) } } }
-const xfer = (to: Hex) => ({ from: X, to: token, data: encodeFunctionData({ abi, functionName: 'transfer', args: [to, 1_000_000n] }) })
-const fee = { maxFeePerGas: toHex(2_000_000_000n), maxPriorityFeePerGas: toHex(1_000_000_000n), gas: toHex(200_000) }
-const cases: Record<string, unknown[]> = {
-  sim1: [{ blockStateCalls: [{ stateOverrides, calls: [xfer(R)] }], traceTransfers: false, validation: false }, 'latest'],
-  sim100: [{ blockStateCalls: [{ stateOverrides, calls: Array.from({ length: 100 }, (_, i) => xfer(label(`sim-r-${i}`))) }], traceTransfers: false, validation: false }, 'latest'],
-  simtrace: [{ blockStateCalls: [{ stateOverrides, calls: [{ from: X, to: R, value: toHex(12345n), ...fee }, { ...xfer(R), ...fee }] }], traceTransfers: true, validation: true }, 'latest'],
-}
+const cases: Record<string, unknown[]> = simulateCasesShort(token, 2_000_000_000n)
 for (const [name, params] of Object.entries(cases)) {
   if (!wanted(name)) continue
   const first = (await request('eth_simulateV1', params)) as { calls: { status: Hex }[] }[]

@@ -23,13 +23,13 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { resolve } from 'node:path'
-import { type Hex, encodeAbiParameters, encodeDeployData, encodeFunctionData, keccak256, pad, parseAbi, toHex } from 'viem'
+import { type Hex, encodeDeployData, encodeFunctionData, parseAbi, toHex } from 'viem'
+import { label, simulateCasesShort } from './simulateCases.js'
 const dirs = process.argv.slice(2, 4)
 const seconds = Number(process.argv[4] ?? 20)
 const caseName = process.argv[5] ?? 'sim100'
 const artifact = JSON.parse(readFileSync(new URL('../../shared/bench/contracts/build/BenchToken.json', import.meta.url), 'utf8')) as { bytecode: Hex; abi: unknown[] }
 const abi = parseAbi(['function transfer(address to, uint256 value) returns (bool)', 'function balanceOf(address) view returns (uint256)'])
-const label = (s: string) => keccak256(toHex(s)).slice(0, 42) as Hex
 async function setup(dir: string) {
   const { createDevnet } = (await import(`${resolve(dir)}/index.js`)) as typeof import('../src/index.js')
   const devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
@@ -39,17 +39,7 @@ async function setup(dir: string) {
   const h = (await request('eth_sendTransaction', [{ from, data: deploy, gas: toHex(5_000_000) }])) as Hex
   await devnet.seal()
   const token = ((await request('eth_getTransactionReceipt', [h])) as { contractAddress: Hex }).contractAddress
-  const X = label('sim-sender')
-  const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [X, 0n]))
-  const stateOverrides = { [X]: { balance: toHex(10n ** 21n) }, [token]: { stateDiff: { [slot]: pad(toHex(10n ** 12n)) } } }
-  const xfer = (to: Hex) => ({ from: X, to: token, data: encodeFunctionData({ abi, functionName: 'transfer', args: [to, 1_000_000n] }) })
-  const n = caseName === 'sim1' ? 1 : 100
-  const fee = { maxFeePerGas: toHex(100_000_000_000n), maxPriorityFeePerGas: toHex(1_000_000_000n), gas: toHex(200_000) }
-  const R = label('sim-recipient')
-  const params =
-    caseName === 'simtrace'
-      ? [{ blockStateCalls: [{ stateOverrides, calls: [{ from: X, to: R, value: toHex(12345n), ...fee }, { ...xfer(R), ...fee }] }], traceTransfers: true, validation: true }, 'latest']
-      : [{ blockStateCalls: [{ stateOverrides, calls: Array.from({ length: n }, (_, i) => xfer(label(`sim-r-${i}`))) }], traceTransfers: false, validation: false }, 'latest']
+  const params = simulateCasesShort(token)[caseName === 'simtrace' ? 'simtrace' : caseName === 'sim1' ? 'sim1' : 'sim100']
   let holder = 0
   const balanceOf = () => ({ to: token, data: encodeFunctionData({ abi, functionName: 'balanceOf', args: [label(`ab-holder-${holder++}`)] }) })
   const run = caseName === 'calld' ? () => request('eth_call', [balanceOf(), 'latest']) : () => request('eth_simulateV1', params)

@@ -18,7 +18,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Hex, encodeAbiParameters, encodeDeployData, encodeFunctionData, keccak256, pad, parseAbi, toHex } from 'viem'
+import { type Hex, encodeDeployData, encodeFunctionData, parseAbi, toHex } from 'viem'
+import { label, simulateCases } from './simulateCases.js'
 import WebSocket from 'ws'
 import { anvilBin, freePort, post, root, waitUp } from './peerProcess.js'
 
@@ -37,7 +38,6 @@ const distinct = process.argv.includes('--distinct')
 
 const artifact = JSON.parse(readFileSync(join(root, '..', 'shared', 'bench', 'contracts', 'build', 'BenchToken.json'), 'utf8')) as { bytecode: Hex; abi: unknown[] }
 const abi = parseAbi(['function transfer(address to, uint256 value) returns (bool)', 'function mint(address to, uint256 value)', 'function balanceOf(address) view returns (uint256)'])
-const label = (s: string) => keccak256(toHex(s)).slice(0, 42) as Hex
 
 /** CPU time in ms of a process' threads (schedstat, ns: /proc/PID/stat counts in 10 ms ticks, too coarse here). */
 const cpuOf = (pid: number) => {
@@ -113,23 +113,7 @@ async function oneRun(run: number) {
     const balanceOf = encodeFunctionData({ abi, functionName: 'balanceOf', args: [from!] })
     for (let i = 0; i < 2000; i++) await call('eth_call', [{ to: token, data: balanceOf }, 'latest'])
 
-    const X = label('sim-sender')
-    const R = label('sim-recipient')
-    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [X, 0n]))
-    const stateOverrides = { [X]: { balance: toHex(10n ** 21n) }, [token]: { stateDiff: { [slot]: pad(toHex(10n ** 12n)) } } }
-    const xfer = (to: Hex) => ({ from: X, to: token, data: encodeFunctionData({ abi, functionName: 'transfer', args: [to, 1_000_000n] }) })
-    const fee = { maxFeePerGas: toHex(100_000_000_000n), maxPriorityFeePerGas: toHex(1_000_000_000n), gas: toHex(200_000) }
-    const cases: Record<string, unknown[]> = {
-      one_call: [{ blockStateCalls: [{ stateOverrides, calls: [xfer(R)] }], traceTransfers: false, validation: false }, 'latest'],
-      hundred_calls: [
-        { blockStateCalls: [{ stateOverrides, calls: Array.from({ length: 100 }, (_, i) => xfer(label(`sim-r-${i}`))) }], traceTransfers: false, validation: false },
-        'latest',
-      ],
-      trace_transfers_validation: [
-        { blockStateCalls: [{ stateOverrides, calls: [{ from: X, to: R, value: toHex(12345n), ...fee }, { ...xfer(R), ...fee }] }], traceTransfers: true, validation: true },
-        'latest',
-      ],
-    }
+    const cases: Record<string, unknown[]> = simulateCases(token)
     await call('eth_simulateV1', cases.one_call!)
     const out: Record<string, { p50: number; cpu: number; main: number }> = {}
     const answers: Record<string, unknown> = {}

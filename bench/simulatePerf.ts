@@ -21,7 +21,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
-import { type Hex, encodeAbiParameters, encodeDeployData, encodeFunctionData, keccak256, pad, parseAbi, toHex } from 'viem'
+import { type Hex, encodeDeployData, encodeFunctionData, parseAbi, toHex } from 'viem'
+import { label, simulateCasesShort } from './simulateCases.js'
 
 // DEVNET_DIST=/abs/dir/index.js runs another build (plain tsc output keeps line numbers in profiles).
 const { createDevnet } = (await import(process.env.DEVNET_DIST ?? '../src/index.js')) as typeof import('../src/index.js')
@@ -43,7 +44,6 @@ const abi = parseAbi([
   'function mint(address to, uint256 value)',
   'function balanceOf(address) view returns (uint256)',
 ])
-const label = (s: string) => keccak256(toHex(s)).slice(0, 42) as Hex
 
 const devnet = await createDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
 const request = (method: string, params: unknown[]) => devnet.request({ method, params } as never) as Promise<unknown>
@@ -64,24 +64,8 @@ if (cold) {
   for (let i = 0; i < 1000; i++) await request('eth_call', [{ to: token, data }, 'latest'])
 }
 
-// The harness' payloads: a sender with no funds of its own, given ETH and a token balance by overrides.
-const X = label('sim-sender')
-const R = label('sim-recipient')
-const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [X, 0n]))
-const stateOverrides = { [X]: { balance: toHex(10n ** 21n) }, [token]: { stateDiff: { [slot]: pad(toHex(10n ** 12n)) } } }
-const xfer = (to: Hex) => ({ from: X, to: token, data: encodeFunctionData({ abi, functionName: 'transfer', args: [to, 1_000_000n] }) })
-const fee = { maxFeePerGas: toHex(100_000_000_000n), maxPriorityFeePerGas: toHex(1_000_000_000n), gas: toHex(200_000) }
-const cases: Record<string, unknown[]> = {
-  sim1: [{ blockStateCalls: [{ stateOverrides, calls: [xfer(R)] }], traceTransfers: false, validation: false }, 'latest'],
-  sim100: [
-    { blockStateCalls: [{ stateOverrides, calls: Array.from({ length: 100 }, (_, i) => xfer(label(`sim-r-${i}`))) }], traceTransfers: false, validation: false },
-    'latest',
-  ],
-  simtrace: [
-    { blockStateCalls: [{ stateOverrides, calls: [{ from: X, to: R, value: toHex(12345n), ...fee }, { ...xfer(R), ...fee }] }], traceTransfers: true, validation: true },
-    'latest',
-  ],
-}
+// The harness' payloads (simulateCases.ts).
+const cases: Record<string, unknown[]> = simulateCasesShort(token)
 
 /**
  * CPU time of this (the main) thread in ms, from Linux's schedstat (ns): unlike process.cpuUsage it leaves out the

@@ -4,7 +4,6 @@ import { DevnetError } from '../errors/base.js'
 import {
   type DevnetConfig,
   type MiningConfig,
-  defaultConfig,
   presets,
   productionUsdc,
 } from './schema.js'

@@ -1,4 +1,4 @@
-import { type Address, type Client, encodeAbiParameters, encodeFunctionData, getAddress, getContractAddress, keccak256 } from 'viem'
+import { type Address, encodeAbiParameters, encodeFunctionData, getAddress, getContractAddress, keccak256 } from 'viem'
 import { getCode } from 'viem/actions'
 import { smartAccountBytecode } from '../artifacts/smartAccount.js'
 import { smartAccountFactoryAbi } from '../artifacts/smartAccountFactory.js'

@@ -366,7 +366,7 @@ describe.skipIf(!('devnet' in started))(`payments on devnet${reason ? ` (skipped
   })
 
   test('error: the payer moved the funds after signing', async () => {
-    const { authorization, signature } = await checkout('order-1')
+    await checkout('order-1')
     const balance = await balanceOf(payerAccount.address)
     // A signature is not a reservation: the payer can still spend everything.
     await writeContract(clients.payer, {

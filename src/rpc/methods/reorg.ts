@@ -9,7 +9,6 @@ import { InvalidParamsError } from '../errors.js'
 import { q } from '../format.js'
 import { decodeRaw } from './send.js'
 
-type CallRequest = ReturnType<typeof callRequest>
 /** A transaction for a replacement block: signed bytes, or a request a dev account signs (Anvil's TransactionData). */
 type TxData = ReorgTx
 

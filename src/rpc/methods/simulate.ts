@@ -21,7 +21,7 @@
 import type { CallRequest } from '../../node/engineTypes.js'
 import type { StateOverrides } from '../../node/call.js'
 import type { SimBlock, SimBlockOverrides, SimulatePayload, SimulatedBlock, Withdrawal } from '../../node/simulate/types.js'
-import { ArgError, address, blockId, bool, callRequest, hash, quantity, uint64 } from '../codecs.js'
+import { ArgError, address, blockId, bool, callRequest, hash, uint64 } from '../codecs.js'
 import { type MethodDef, defineMethod } from '../defineMethod.js'
 import { formatBlock, formatLog, q } from '../format.js'
 import { blockOverrides, stateOverrides } from './call.js'
