@@ -190,6 +190,15 @@ export class PackedNodeStore extends Map<string, Stored> {
     return -1
   }
 
+  /**
+   * Calls `fn` with each key set here (an attached table's are not) and its
+   * place as `locate` gives it, without a lookup per key: a walk over every
+   * node of the state reads them all, and the lookups by key were a fifth of it.
+   */
+  forEachLocated(fn: (packed: string, place: number) => void) {
+    this.#index.forEach((at, packed) => fn(packed, at))
+  }
+
   /** The value at a place `locate` returned. */
   readLocated(place: number): Uint8Array {
     if (place >= 0) return this.#read(place)

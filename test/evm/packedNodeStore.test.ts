@@ -93,6 +93,11 @@ describe('PackedNodeStore with attached tables', () => {
     // locate / readLocated: the walk's way of keeping a node.
     const packed = packedKeyOf(Buffer.from(key(1), 'hex'), 0)
     expect(store.readLocated(store.locate(packed))).toEqual(bytes(9))
+    // forEachLocated: the entries set here (not the table's), each at the place locate gives.
+    const located: [string, number][] = []
+    store.forEachLocated((k, place) => located.push([Buffer.from(k, 'latin1').toString('hex'), place]))
+    expect(located.map(([k]) => k).sort()).toEqual([key(1), key(2)])
+    for (const [k, place] of located) expect(place).toBe(store.locate(packedKeyOf(Buffer.from(k, 'hex'), 0)))
     detach()
     expect(store.get(key(3))).toBeUndefined()
     expect(store.size).toBe(2)
