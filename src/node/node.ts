@@ -23,7 +23,7 @@ import { type DevAccount, deriveAccounts } from './accounts.js'
 import { type Chain, type StoredBlock, createChain, readerOf } from './chain.js'
 import { fillAndSignAs } from './fillAndSign.js'
 import type { Node, NodeParts } from './types.js'
-import { dumpFixture, dumpFixtureText } from './fixture/dump.js'
+import { dumpFixture, dumpFixtureBytes, dumpFixtureText } from './fixture/dump.js'
 import { writeFixtureFile } from './fixture/file.js'
 import type { LoadableFixture } from './fixture/format.js'
 import { type LoadOptions, loadFixture, verifyLoadedState } from './fixture/load.js'
@@ -594,8 +594,7 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     dumpFixture: () => dumpFixture(node, parts),
     dumpFixtureText: () => dumpFixtureText(node, parts),
     async dumpFixtureToFile(file: string) {
-      const text = await dumpFixtureText(node, parts)
-      return writeFixtureFile(file, text)
+      return writeFixtureFile(file, await dumpFixtureBytes(node, parts))
     },
     loadFixture: (fixture: LoadableFixture, options?: LoadOptions) => loadFixture(node, parts, fixture, options),
     verifyFixtureState: (fixture: LoadableFixture) => verifyLoadedState(node, parts, fixture),
