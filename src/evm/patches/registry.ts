@@ -28,6 +28,7 @@ import { applySerializedMemo } from '../serializedMemo.js'
 import { applyJumpDestinationMemo } from '../speedups.js'
 import { applyPutStorage } from '../statePatches.js'
 import { applySyncGasHandlers } from '../syncGasHandlers.js'
+import { applyTrieCheckpoints } from '../trieCheckpoints.js'
 import { applyTrieDbReadMemo, applyTrieReadMemo } from '../trieReadMemo.js'
 import { applyTrieNodeCodec } from '../trieNodeCodec.js'
 import { applyFlatMapDbStrings, applyTrieCopyEncoding } from '../trieStorage.js'
@@ -362,6 +363,22 @@ export const enginePatches: readonly EnginePatch[] = [
     upstream: () => [proto(MerklePatriciaTrie).shallowCopy],
     fingerprint: 'f38a7abd232bf7d544b432e455e525cdc1e926007981d0c1deba7ccd6a790480',
     apply: applyTrieCopyEncoding,
+  },
+  {
+    id: 'trie-checkpoints',
+    replaces: ['@ethereumjs/mpt: MerklePatriciaTrie.prototype.commit, revert (a nested checkpoint\'s commit, any revert, when the trie\'s lock is free)'],
+    why: 'Each EVM call commits two state checkpoints; each trie commit took the lock and awaited the database\'s commit and persistRoot (three awaits, several promises) to fold one map into another, inside a request\'s checkpoint that never closes. MEASURED',
+    file: 'src/evm/trieCheckpoints.ts',
+    scope: 'process',
+    upstream: () => [
+      proto(MerklePatriciaTrie).commit,
+      proto(MerklePatriciaTrie).revert,
+      proto(MerklePatriciaTrie).persistRoot,
+      proto(CheckpointDB).commit,
+      proto(CheckpointDB).revert,
+    ],
+    fingerprint: '3cb0fc618c95ed22c9b84c05f035e0fdcdb8029451a89c07a4c97cf2e6cedba2',
+    apply: applyTrieCheckpoints,
   },
   {
     id: 'sender-address-memo',
