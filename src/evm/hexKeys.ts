@@ -248,6 +248,28 @@ type JournalInternals = {
 
 let applied = false
 
+/** OriginalStorageCache.prototype.get once the patch below is applied (undefined before). */
+let patchedOriginalGet: unknown
+let patchedOriginalPut: unknown
+
+/** Whether `cache`'s get and put are this patch's (cachedOriginal reads, and put writes, the map they keep). */
+export function originalCacheIsPatched(cache: OriginalStorageCache): boolean {
+  const c = cache as unknown as { get: unknown; put: unknown }
+  return c.get === patchedOriginalGet && c.put === patchedOriginalPut
+}
+
+/**
+ * The original value of a slot that `cache` already holds, as its `get`
+ * would resolve it, without a promise (the SSTORE gas fast path of
+ * opcodeHandlers.ts); undefined when `get` has to run: a miss, or a cache
+ * whose `get` is not this patch's.
+ */
+export function cachedOriginal(cache: OriginalStorageCache, address: Address, key: Uint8Array): Uint8Array | undefined {
+  const internals = cache as unknown as OriginalInternals & { get: unknown }
+  if (internals.get !== patchedOriginalGet) return undefined
+  return internals.map.get(hexKey(address.bytes))?.get(hexKey(key))
+}
+
 /**
  * The process patch: OriginalStorageCache.get/put, the journal's warm-set
  * methods and touchAddress, and Address.toString, each the library's body
@@ -278,6 +300,8 @@ export function applyHexKeys() {
     this.put(address, key, value)
     return value
   }
+  patchedOriginalGet = (original as unknown as { get: unknown }).get
+  patchedOriginalPut = original.put
 
   ;(Address.prototype as { toString(): string }).toString = function (this: Address) {
     return `0x${hexKey(this.bytes)}`

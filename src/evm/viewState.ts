@@ -86,6 +86,16 @@ export class ViewStateManager extends MerkleStateManager {
     if (rlp !== undefined && account !== undefined) decoded.set(rlp, copyOf(account))
   }
 
+  /**
+   * What getStorage answers for a slot this copy's cache holds, without a
+   * promise (the SLOAD fast path of opcodeHandlers.ts); undefined when
+   * getStorage has to run.
+   */
+  cachedStorage(address: Address, key: Uint8Array): Uint8Array | undefined {
+    const cached = key.length === 32 ? this._caches?.storage?.get(address, key) : undefined
+    return cached === undefined ? undefined : (RLP.decode(cached) as Uint8Array)
+  }
+
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     const cached = key.length === 32 ? this._caches?.storage?.get(address, key) : undefined
     // A slot this copy holds: the parent's answer (its cache hit), without looking the slot up again.
