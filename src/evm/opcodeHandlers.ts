@@ -18,6 +18,7 @@ import type { OriginalStorageCache } from '@ethereumjs/statemanager'
 import { evmInternals } from './evmInternals.js'
 import { cachedOriginal, originalCacheIsPatched } from './hexKeys.js'
 import { observerOf } from './opcodeObserver.js'
+import { patchedPutStorage } from './statePatches.js'
 import { ViewStateManager } from './viewState.js'
 
 type Stack = { pop(): bigint; popN(n: number): bigint[]; peek(n?: number): bigint[]; push(value: bigint): void }
@@ -33,7 +34,7 @@ type RunState = {
     log(data: Uint8Array, topicsCount: number, topics: Uint8Array[]): void
     _evm: { common: Common }
     _stateManager: { getStorage: unknown; originalStorageCache: OriginalStorageCache }
-    _env: { address: Address }
+    _env: { address: Address; contract?: unknown }
   }
   env: { accessWitness?: unknown }
   opCode: number
@@ -96,6 +97,7 @@ function minimalBytes(word: bigint): Uint8Array {
 }
 
 const viewGetStorage = ViewStateManager.prototype.getStorage
+const viewGetAccount = ViewStateManager.prototype.getAccount
 
 /**
  * What `interpreter.storageLoad(key)` (current value) would resolve to, when
@@ -184,11 +186,27 @@ export function applyOpcodeHandlers() {
   })
 
   // SSTORE, where it has no state gas to meter (EIP-8037).
-  handlers.set(0x55, async (runState, common) => {
-    if (runState.interpreter._evm.common.isActivatedEIP(8037)) return sstore(runState, common)
+  // A view's state whose cache holds the account stores at once (ViewStateManager.storeCached), without a promise.
+  handlers.set(0x55, (runState, common) => {
+    const interpreter = runState.interpreter
+    if (interpreter._evm.common.isActivatedEIP(8037)) return sstore(runState, common)
     const [key, val] = runState.stack.popN(2) as [bigint, bigint]
     const value = val === 0n ? new Uint8Array(0) : minimalBytes(val)
-    await runState.interpreter.storageStore(word32(key), value)
+    const keyBytes = word32(key)
+    const state = interpreter._stateManager
+    if (
+      state instanceof ViewStateManager &&
+      state.getAccount === viewGetAccount &&
+      state.putStorage === patchedPutStorage &&
+      !interpreter._evm.common.isActivatedEIP(7928)
+    ) {
+      const account = state.storeCached(interpreter._env.address, keyBytes, value)
+      if (account !== undefined) {
+        interpreter._env.contract = account
+        return
+      }
+    }
+    return interpreter.storageStore(keyBytes, value)
   })
 
   /*
