@@ -16,7 +16,6 @@ import { applyHexKeys } from '../hexKeys.js'
 import { evmInternals } from '../evmInternals.js'
 import { applyFrameMemory } from '../frameMemory.js'
 import { applyInterpreterLoop } from '../interpreterLoop.js'
-import { applyJournalCleanup } from '../journalCleanup.js'
 import { applyJournalWarm } from '../journalWarm.js'
 import { applyKeccakMemo } from '../keccakMemo.js'
 import { applyNumberGas } from '../numberGas.js'
@@ -257,16 +256,6 @@ export const enginePatches: readonly EnginePatch[] = [
     },
     fingerprint: '960e391d950b37c16af46c7dcdf0d9b7d2480957bdee885f3f010ea570b177ac',
     apply: applyJournalWarm,
-  },
-  {
-    id: 'journal-cleanup',
-    replaces: ['@ethereumjs/evm: Journal.prototype.cleanup'],
-    why: 'At the end of every transaction and simulated call, each touched address went back to bytes through hexToBytes (a regular expression, then a decode a character pair at a time): ~1 % of the CPU and ~3 % of the allocations of a 100-call eth_simulateV1 (CPU and heap profiles, in-process). Node\'s native decoder gives the same bytes.',
-    file: 'src/evm/journalCleanup.ts',
-    scope: 'process',
-    upstream: () => [proto(Journal()).cleanup],
-    fingerprint: '92a0d1255c446dc4de3a35e417359b5c9baec330732d5a71ba11abd7014ce72c',
-    apply: applyJournalCleanup,
   },
   {
     id: 'hex-keys',
