@@ -15,6 +15,12 @@
  *   node scripts/build.mjs --library --outdir .ab/old   # on the old commit (inside the package, ignored by git); then .ab/new
  *   node --single-threaded-gc --import tsx bench/simulateAB.ts .ab/old .ab/new [seconds=20] [sim100|sim1|simtrace|calld]
  *
+ * Position bias: the build loaded first runs faster than the second, by
+ * ~15 % for two identical copies of one build (.ab/old against a copy of it,
+ * sim100, loaded machine; the same directory twice loads one module and shows
+ * none). Run both orders, A B then B A: B's change is
+ * sqrt(ratio(B/A) / ratio(A/B)).
+ *
  * PROFILE=file.cpuprofile also writes a CPU profile of the measured loop (the
  * two builds' frames are told apart by their paths). --single-threaded-gc
  * keeps the GC's helper threads, which spin on a crowded machine, out of the

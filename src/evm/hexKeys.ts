@@ -26,11 +26,40 @@ import { evmInternals } from './evmInternals.js'
 type HexSlice = (this: Uint8Array, start: number, end: number) => string
 const hexSlice = (Buffer.prototype as unknown as { hexSlice?: HexSlice }).hexSlice
 
-/** `bytesToUnprefixedHex(bytes)`: the same string, flat. */
-export const hexKey: (bytes: Uint8Array) => string =
+const encodeHex: (bytes: Uint8Array) => string =
   typeof hexSlice === 'function'
     ? (bytes) => hexSlice.call(bytes, 0, bytes.length)
     : (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
+
+/*
+ * The hex of the last few 20-byte keys (addresses), by content: a token call
+ * keys the same three or four accounts (sender, token, recipient, coinbase)
+ * a few dozen times, each a native call and a new string for the GC.
+ * Compared from the last byte (precompiles share 19 leading zeros), a miss
+ * is found in a byte or two; a hit costs at most 20 byte compares.
+ */
+const recentSize = 4
+const recentBytes = Array.from({ length: recentSize }, () => new Uint8Array(20))
+const recentHex: string[] = Array.from({ length: recentSize }, () => '')
+let recentNext = 0
+let recentFilled = 0
+
+function addressHex(bytes: Uint8Array): string {
+  search: for (let e = 0; e < recentFilled; e++) {
+    const seen = recentBytes[e]!
+    for (let i = 19; i >= 0; i--) if (seen[i] !== bytes[i]) continue search
+    return recentHex[e]!
+  }
+  const hex = encodeHex(bytes)
+  recentBytes[recentNext]!.set(bytes)
+  recentHex[recentNext] = hex
+  recentNext = (recentNext + 1) % recentSize
+  if (recentFilled < recentSize) recentFilled++
+  return hex
+}
+
+/** `bytesToUnprefixedHex(bytes)`: the same string, flat. */
+export const hexKey = (bytes: Uint8Array): string => (bytes.length === 20 ? addressHex(bytes) : encodeHex(bytes))
 
 /** `0x` and the lower-case hex of `bytes`: the string viem's and @ethereumjs's `bytesToHex` give, flat and in one native step. */
 export const hexOf = (bytes: Uint8Array): `0x${string}` => `0x${hexKey(bytes)}`
@@ -248,6 +277,28 @@ type JournalInternals = {
 
 let applied = false
 
+/** OriginalStorageCache.prototype.get once the patch below is applied (undefined before). */
+let patchedOriginalGet: unknown
+let patchedOriginalPut: unknown
+
+/** Whether `cache`'s get and put are this patch's (cachedOriginal reads, and put writes, the map they keep). */
+export function originalCacheIsPatched(cache: OriginalStorageCache): boolean {
+  const c = cache as unknown as { get: unknown; put: unknown }
+  return c.get === patchedOriginalGet && c.put === patchedOriginalPut
+}
+
+/**
+ * The original value of a slot that `cache` already holds, as its `get`
+ * would resolve it, without a promise (the SSTORE gas fast path of
+ * opcodeHandlers.ts); undefined when `get` has to run: a miss, or a cache
+ * whose `get` is not this patch's.
+ */
+export function cachedOriginal(cache: OriginalStorageCache, address: Address, key: Uint8Array): Uint8Array | undefined {
+  const internals = cache as unknown as OriginalInternals & { get: unknown }
+  if (internals.get !== patchedOriginalGet) return undefined
+  return internals.map.get(hexKey(address.bytes))?.get(hexKey(key))
+}
+
 /**
  * The process patch: OriginalStorageCache.get/put, the journal's warm-set
  * methods and touchAddress, and Address.toString, each the library's body
@@ -278,6 +329,8 @@ export function applyHexKeys() {
     this.put(address, key, value)
     return value
   }
+  patchedOriginalGet = (original as unknown as { get: unknown }).get
+  patchedOriginalPut = original.put
 
   ;(Address.prototype as { toString(): string }).toString = function (this: Address) {
     return `0x${hexKey(this.bytes)}`

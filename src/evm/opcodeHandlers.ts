@@ -13,8 +13,13 @@
  */
 import { EVMError } from '@ethereumjs/evm'
 import { setLengthLeft } from '@ethereumjs/util'
+import type { Address } from '@ethereumjs/util'
+import type { OriginalStorageCache } from '@ethereumjs/statemanager'
 import { evmInternals } from './evmInternals.js'
+import { cachedOriginal, originalCacheIsPatched } from './hexKeys.js'
 import { observerOf } from './opcodeObserver.js'
+import { patchedPutStorage } from './statePatches.js'
+import { ViewStateManager } from './viewState.js'
 
 type Stack = { pop(): bigint; popN(n: number): bigint[]; peek(n?: number): bigint[]; push(value: bigint): void }
 type RunState = {
@@ -28,6 +33,8 @@ type RunState = {
     isStatic(): boolean
     log(data: Uint8Array, topicsCount: number, topics: Uint8Array[]): void
     _evm: { common: Common }
+    _stateManager: { getStorage: unknown; originalStorageCache: OriginalStorageCache }
+    _env: { address: Address; contract?: unknown }
   }
   env: { accessWitness?: unknown }
   opCode: number
@@ -89,6 +96,24 @@ function minimalBytes(word: bigint): Uint8Array {
   return full.slice(start)
 }
 
+const viewGetStorage = ViewStateManager.prototype.getStorage
+const viewGetAccount = ViewStateManager.prototype.getAccount
+
+/**
+ * What `interpreter.storageLoad(key)` (current value) would resolve to, when
+ * the frame's state is a view's (ViewStateManager, its own getStorage) and
+ * its cache already holds the slot: the same bytes, without the three async
+ * functions (handler, storageLoad, getStorage) a read goes through.
+ * Undefined when storageLoad has to run. Not with EIP-7928, whose block
+ * access list storageLoad records reads in.
+ */
+function cachedSlot(runState: RunState, key: Uint8Array, common: Common): Uint8Array | undefined {
+  const interpreter = runState.interpreter
+  const state = interpreter._stateManager
+  if (!(state instanceof ViewStateManager) || state.getStorage !== viewGetStorage || common.isActivatedEIP(7928)) return undefined
+  return state.cachedStorage(interpreter._env.address, key)
+}
+
 let applied = false
 
 /** The library's handlers this module replaces where tests compare against them (filled when applied). */
@@ -140,9 +165,15 @@ export function applyOpcodeHandlers() {
   })
 
   // SLOAD
-  handlers.set(0x54, async (runState) => {
-    const key = runState.stack.pop()
-    const value = await runState.interpreter.storageLoad(word32(key))
+  // SLOAD: a slot the view's cache holds is read at once, without a promise for the loop to await.
+  const sloadAwaited = async (runState: RunState, key: Uint8Array) => {
+    const value = await runState.interpreter.storageLoad(key)
+    runState.stack.push(value.length ? bytesToBigInt(value) : 0n)
+  }
+  handlers.set(0x54, (runState, common) => {
+    const key = word32(runState.stack.pop())
+    const value = cachedSlot(runState, key, common)
+    if (value === undefined) return sloadAwaited(runState, key)
     runState.stack.push(value.length ? bytesToBigInt(value) : 0n)
   })
 
@@ -155,11 +186,27 @@ export function applyOpcodeHandlers() {
   })
 
   // SSTORE, where it has no state gas to meter (EIP-8037).
-  handlers.set(0x55, async (runState, common) => {
-    if (runState.interpreter._evm.common.isActivatedEIP(8037)) return sstore(runState, common)
+  // A view's state whose cache holds the account stores at once (ViewStateManager.storeCached), without a promise.
+  handlers.set(0x55, (runState, common) => {
+    const interpreter = runState.interpreter
+    if (interpreter._evm.common.isActivatedEIP(8037)) return sstore(runState, common)
     const [key, val] = runState.stack.popN(2) as [bigint, bigint]
     const value = val === 0n ? new Uint8Array(0) : minimalBytes(val)
-    await runState.interpreter.storageStore(word32(key), value)
+    const keyBytes = word32(key)
+    const state = interpreter._stateManager
+    if (
+      state instanceof ViewStateManager &&
+      state.getAccount === viewGetAccount &&
+      state.putStorage === patchedPutStorage &&
+      !interpreter._evm.common.isActivatedEIP(7928)
+    ) {
+      const account = state.storeCached(interpreter._env.address, keyBytes, value)
+      if (account !== undefined) {
+        interpreter._env.contract = account
+        return
+      }
+    }
+    return interpreter.storageStore(keyBytes, value)
   })
 
   /*
@@ -168,7 +215,23 @@ export function applyOpcodeHandlers() {
    * Constantinople, pre-Istanbul chains, state gas (EIP-8038), block access
    * lists (EIP-7928) and stateless witnesses keep the original.
    */
-  dynamicGasHandlers.set(0x55, async (runState, gas, common) => {
+  const sstoreGasOf = (runState: RunState, gas: bigint, common: Common, keyBytes: Uint8Array, val: bigint, current: Uint8Array, original: Uint8Array) => {
+    const currentStorage = storageWord(current)
+    const originalStorage = storageWord(original)
+    // The original's setLengthLeftStorage(bigIntToBytes(val)): empty for zero, else the value as a word.
+    const value = val === 0n ? new Uint8Array(0) : word32(val)
+    gas += updateSstoreGasEIP2200(runState, currentStorage, originalStorage, value, keyBytes, common)
+    if (common.isActivatedEIP(2929)) gas += accessStorageEIP2929(runState, keyBytes, true, common, true)
+    return gas
+  }
+  const sstoreGasAwaited = async (runState: RunState, gas: bigint, common: Common, keyBytes: Uint8Array, val: bigint) => {
+    const current = await runState.interpreter.storageLoad(keyBytes, false, false)
+    const original = await runState.interpreter.storageLoad(keyBytes, true, false)
+    return sstoreGasOf(runState, gas, common, keyBytes, val, current, original)
+  }
+  // When the view's caches hold both the slot and its original value (a slot read before, as a token transfer's
+  // balances are by its checks), the gas is computed at once: no promise for the loop to await.
+  dynamicGasHandlers.set(0x55, (runState, gas, common) => {
     if (
       common.isActivatedEIP(8038) ||
       common.isActivatedEIP(7928) ||
@@ -181,13 +244,19 @@ export function applyOpcodeHandlers() {
     if (runState.interpreter.isStatic()) throw new EVMError(EVMError.errorMessages.STATIC_STATE_CHANGE)
     const [key, val] = runState.stack.peek(2) as [bigint, bigint]
     const keyBytes = word32(key)
-    const currentStorage = storageWord(await runState.interpreter.storageLoad(keyBytes, false, false))
-    const originalStorage = storageWord(await runState.interpreter.storageLoad(keyBytes, true, false))
-    // The original's setLengthLeftStorage(bigIntToBytes(val)): empty for zero, else the value as a word.
-    const value = val === 0n ? new Uint8Array(0) : word32(val)
-    gas += updateSstoreGasEIP2200(runState, currentStorage, originalStorage, value, keyBytes, common)
-    if (common.isActivatedEIP(2929)) gas += accessStorageEIP2929(runState, keyBytes, true, common, true)
-    return gas
+    const current = cachedSlot(runState, keyBytes, common)
+    if (current === undefined) return sstoreGasAwaited(runState, gas, common, keyBytes, val)
+    const { originalStorageCache, getStorage } = runState.interpreter._stateManager
+    const address = runState.interpreter._env.address
+    let original = cachedOriginal(originalStorageCache, address, keyBytes)
+    if (original === undefined) {
+      // The original cache's get, on a miss, reads the slot through the state's getStorage (bound at the state's
+      // construction, the view's own: cachedSlot checked it) and remembers it: that read is `current`.
+      if (getStorage !== viewGetStorage || !originalCacheIsPatched(originalStorageCache)) return sstoreGasAwaited(runState, gas, common, keyBytes, val)
+      originalStorageCache.put(address, keyBytes, current)
+      original = current
+    }
+    return sstoreGasOf(runState, gas, common, keyBytes, val, current, original)
   })
 
   // LOG0..LOG4: topics as words without the hex round trip; the data is a copy of memory, as before.

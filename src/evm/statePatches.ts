@@ -21,10 +21,13 @@ const prototype = MerkleStateManager.prototype as unknown as {
   __devnetPatched?: boolean
 }
 
+/** MerkleStateManager.prototype.putStorage once the patch is applied (undefined before): what storeCached stands in for. */
+export let patchedPutStorage: unknown
+
 export function applyPutStorage() {
   if (prototype.__devnetPatched) return
   const original = prototype.putStorage
-  prototype.putStorage = async function (this: typeof prototype & MerkleStateManager, address, key, value) {
+  patchedPutStorage = prototype.putStorage = async function (this: typeof prototype & MerkleStateManager, address, key, value) {
     const cache = this._caches?.storage
     if (cache === undefined) return original.call(this, address, key, value)
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')

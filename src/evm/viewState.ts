@@ -1,6 +1,6 @@
 import { type Caches, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
 import { RLP } from '@ethereumjs/rlp'
-import { Account, type Address, createAccountFromRLP, equalsBytes } from '@ethereumjs/util'
+import { Account, type Address, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
 import { AccountEntry } from './hexKeys.js'
 
 /**
@@ -84,6 +84,43 @@ export class ViewStateManager extends MerkleStateManager {
     // A keyed cache keeps the fields themselves (hexKeys.ts); the library's holds the RLP just encoded.
     const rlp = entry === undefined || entry instanceof AccountEntry ? undefined : entry.accountRLP
     if (rlp !== undefined && account !== undefined) decoded.set(rlp, copyOf(account))
+  }
+
+  /**
+   * What getStorage answers for a slot this copy's cache holds, without a
+   * promise (the SLOAD fast path of opcodeHandlers.ts); undefined when
+   * getStorage has to run.
+   */
+  cachedStorage(address: Address, key: Uint8Array): Uint8Array | undefined {
+    const cached = key.length === 32 ? this._caches?.storage?.get(address, key) : undefined
+    return cached === undefined ? undefined : (RLP.decode(cached) as Uint8Array)
+  }
+
+  /**
+   * The account getAccount answers at once, from this copy's own cache entry
+   * (a fresh object, as getAccount gives); undefined when getAccount has to
+   * run (no entry of its own) or the account does not exist.
+   */
+  cachedAccount(address: Address): Account | undefined {
+    const own = this.cached(address)
+    if (own instanceof AccountEntry) return own.account()
+    return own?.accountRLP === undefined ? undefined : accountOf(own.accountRLP)
+  }
+
+  /**
+   * SSTORE's `interpreter.storageStore` (without EIP-7928), when the
+   * account is in this copy's cache: putStorage's checks and cache write
+   * (statePatches.ts; its key is a word and its value at most one, from the
+   * handler) and the account storageStore then reads for the frame, without
+   * a promise. Undefined, having done nothing, when storageStore has to run.
+   */
+  storeCached(address: Address, key: Uint8Array, value: Uint8Array): Account | undefined {
+    const storage = this._caches?.storage
+    if (storage === undefined || key.length !== 32 || value.length > 32) return undefined
+    const account = this.cachedAccount(address)
+    if (account === undefined) return undefined
+    storage.put(address, key, RLP.encode(unpadBytes(value)))
+    return account
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {

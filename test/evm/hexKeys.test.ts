@@ -29,6 +29,27 @@ function plain(value: unknown): unknown {
 }
 
 describe('hex keys (hexKeys.ts)', () => {
+  it('a 20-byte key answers by its content, never a recent key\'s string: mutated arrays, views, precompile-like neighbours', () => {
+    let state = 5
+    const next = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) & 255
+    const pool = Array.from({ length: 7 }, (_, i) => {
+      const a = new Uint8Array(20)
+      if (i < 3) a[19] = i + 1
+      else for (let j = 0; j < 20; j++) a[j] = next()
+      return a
+    })
+    const backing = new Uint8Array(64)
+    for (let round = 0; round < 2000; round++) {
+      const a = pool[next() % pool.length]!
+      // Change one byte in place now and then: the same array must answer for its new content.
+      if (next() < 40) a[next() % 20] = next()
+      const view = backing.subarray(7, 27)
+      view.set(a)
+      expect(hexKey(a)).toBe(bytesToUnprefixedHex(a))
+      expect(hexKey(view)).toBe(bytesToUnprefixedHex(a))
+    }
+  })
+
   it('hexKey and hexOf give bytesToUnprefixedHex\'s and bytesToHex\'s strings, for views into a larger buffer too', () => {
     const buffer = Uint8Array.from({ length: 300 }, (_, i) => (i * 7919) & 0xff)
     for (const [start, end] of [[0, 0], [0, 1], [3, 23], [17, 49], [0, 256], [44, 300]] as const) {

@@ -28,6 +28,7 @@ import { applySerializedMemo } from '../serializedMemo.js'
 import { applyJumpDestinationMemo } from '../speedups.js'
 import { applyPutStorage } from '../statePatches.js'
 import { applySyncGasHandlers } from '../syncGasHandlers.js'
+import { applyTrieCheckpoints } from '../trieCheckpoints.js'
 import { applyTrieDbReadMemo, applyTrieReadMemo } from '../trieReadMemo.js'
 import { applyTrieNodeCodec } from '../trieNodeCodec.js'
 import { applyFlatMapDbStrings, applyTrieCopyEncoding } from '../trieStorage.js'
@@ -170,7 +171,7 @@ export const enginePatches: readonly EnginePatch[] = [
       '@ethereumjs/evm: handlers MSTORE (0x52), MLOAD (0x51), CALLDATALOAD (0x35), SLOAD (0x54), SSTORE (0x55), LOG0-LOG4 (0xa0-0xa4)',
       '@ethereumjs/evm: dynamicGasHandlers SLOAD (0x54), SSTORE (0x55)',
     ],
-    why: 'Stack words went to bytes through a hex string and setLengthLeft\'s array spreads: a few per cent of a token call. MSTORE writes from a scratch word (no array per store) and words below 2^64 skip the shifts: word32 2.6 % -> 1.1 % of a 100-call eth_simulateV1 (CPU profile). The LOG handlers also tell an opcode observer (opcodeObserver.ts) where they ran, for traceTransfers without a step listener.',
+    why: 'Stack words went to bytes through a hex string and setLengthLeft\'s array spreads: a few per cent of a token call. MSTORE writes from a scratch word (no array per store) and words below 2^64 skip the shifts: word32 2.6 % -> 1.1 % of a 100-call eth_simulateV1 (CPU profile). The LOG handlers also tell an opcode observer (opcodeObserver.ts) where they ran, for traceTransfers without a step listener. On a view\'s state (eth_call, eth_simulateV1) SLOAD, SSTORE\'s gas and SSTORE answer a slot or account its caches hold without a promise (three or four async functions per access before): with trie-checkpoints ~0.95x the CPU of a 100-call eth_simulateV1 (paired A/B, both orders, loaded).',
     file: 'src/evm/opcodeHandlers.ts',
     scope: 'process',
     upstream: () => [
@@ -263,7 +264,7 @@ export const enginePatches: readonly EnginePatch[] = [
       '@ethereumjs/evm: Journal.prototype.touchAddress, isWarmedAddress, addWarmedAddress, isWarmedStorage, addWarmedStorage',
       '@ethereumjs/util: Address.prototype.toString',
     ],
-    why: 'Keys as the hex of their bytes built two characters at a time (Node 20 has no Uint8Array.toHex): a 32- to 64-cell rope per key, flattened by the Map lookup after it, several per SLOAD/SSTORE and account touch. Node\'s native hex encoder gives the same string. With keyed-caches: a 100-call eth_simulateV1 of token transfers 0.69-0.72x the CPU per request (paired in-process A/B, loaded machine), GC time -35 %.',
+    why: 'Keys as the hex of their bytes built two characters at a time (Node 20 has no Uint8Array.toHex): a 32- to 64-cell rope per key, flattened by the Map lookup after it, several per SLOAD/SSTORE and account touch. Node\'s native hex encoder gives the same string; the last four 20-byte keys (addresses) are answered from a small memo by content (~0.96x the CPU of a 100-call eth_simulateV1, paired A/B both orders, loaded). With keyed-caches: a 100-call eth_simulateV1 of token transfers 0.69-0.72x the CPU per request (paired in-process A/B, loaded machine), GC time -35 %.',
     file: 'src/evm/hexKeys.ts',
     scope: 'process',
     upstream: () => {
@@ -362,6 +363,22 @@ export const enginePatches: readonly EnginePatch[] = [
     upstream: () => [proto(MerklePatriciaTrie).shallowCopy],
     fingerprint: 'f38a7abd232bf7d544b432e455e525cdc1e926007981d0c1deba7ccd6a790480',
     apply: applyTrieCopyEncoding,
+  },
+  {
+    id: 'trie-checkpoints',
+    replaces: ['@ethereumjs/mpt: MerklePatriciaTrie.prototype.commit, revert (a nested checkpoint\'s commit, any revert, when the trie\'s lock is free)'],
+    why: 'Each EVM call commits two state checkpoints; each trie commit took the lock and awaited the database\'s commit and persistRoot (three awaits, several promises) to fold one map into another, inside a request\'s checkpoint that never closes. Alone ~1.5 % of the CPU of a 100-call eth_simulateV1 (paired in-process A/B, both orders, loaded machine: within its noise); with the synchronous SLOAD/SSTORE paths (opcode-handlers) and the address memo (hex-keys) ~0.89x the CPU per request.',
+    file: 'src/evm/trieCheckpoints.ts',
+    scope: 'process',
+    upstream: () => [
+      proto(MerklePatriciaTrie).commit,
+      proto(MerklePatriciaTrie).revert,
+      proto(MerklePatriciaTrie).persistRoot,
+      proto(CheckpointDB).commit,
+      proto(CheckpointDB).revert,
+    ],
+    fingerprint: '3cb0fc618c95ed22c9b84c05f035e0fdcdb8029451a89c07a4c97cf2e6cedba2',
+    apply: applyTrieCheckpoints,
   },
   {
     id: 'sender-address-memo',
