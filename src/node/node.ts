@@ -406,26 +406,6 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     maxWaitMs: 2,
   })
 
-  /**
-   * The auto seals asked for and not yet settled. A send is answered once the
-   * transaction is admitted (as on Anvil and geth --dev), its block sealed
-   * right after; every request that arrives after that answer waits for this
-   * (node.settled(), at dispatch), so it sees the transaction mined. Seals run
-   * in the queue in the order asked, so the last one settling means all did.
-   */
-  let autoSealing: Promise<void> | undefined
-  const trackAutoSeal = (sealed: Promise<StoredBlock>) => {
-    const settled = sealed.then(
-      () => {},
-      (error) => log(`auto seal: ${(error as Error).stack ?? error}`),
-    )
-    autoSealing = settled
-    void settled.then(() => {
-      if (autoSealing === settled) autoSealing = undefined
-    })
-    return sealed
-  }
-
   const sealer = createSealer({
     mining: config.mining,
     tick: () => queue.run(tick),
@@ -506,7 +486,7 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
         const mode = sealer.mode()
         // Automine switched off by a test client: the pending block takes the transaction at once, as on Anvil and Hardhat.
         if (mode.type === 'manual' && mode.preconfirm === 'submit') await tick()
-        return { hash, sealed: mode.type === 'auto' ? trackAutoSeal(autoSeal.request()) : undefined }
+        return { hash, sealed: mode.type === 'auto' ? autoSeal.request() : undefined }
       })
     },
     /** Admits a signed transaction; in auto mode it is pre-confirmed and sealed before this returns. */
@@ -518,15 +498,15 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     /**
      * Fills, signs and admits under the sender's lock, so sends from one
      * account in flight together take consecutive nonces (geth's AddrLocker);
-     * resolves at admission, the auto seal (if any) in `settled()`.
+     * waits for the block in auto mode after the lock is released.
      */
     async sendTransaction(request: CallRequest & { from: Hex }, options?: { unsigned?: boolean }): Promise<Hex> {
-      const { hash } = await senderLocks.run(request.from, async () =>
+      const { hash, sealed } = await senderLocks.run(request.from, async () =>
         node.enqueue(await fillAndSignAs(node, request, options)),
       )
+      if (sealed) await sealed
       return hash
     },
-    settled: () => autoSealing,
     async submitAndWait(tx: TypedTransaction, timeoutMs: number) {
       return waitForInclusion(node, await node.submit(tx), timeoutMs)
     },

@@ -85,17 +85,10 @@ export interface Node {
   submit(tx: TypedTransaction): Promise<Hex>
   /**
    * Fills, signs and admits a request as its sender, under the sender's lock
-   * (eth_sendTransaction, eth_sendUnsignedTransaction); resolves once it is
-   * admitted, before its auto seal (see `settled`).
+   * (eth_sendTransaction, eth_sendUnsignedTransaction); in auto mode resolves
+   * once its block is sealed.
    */
   sendTransaction(request: CallRequest & { from: Hex }, options?: { unsigned?: boolean }): Promise<Hex>
-  /**
-   * The auto seals of admitted transactions still in flight (undefined when
-   * none; never rejects). Sends are answered at admission, so dispatch makes
-   * every request wait for this first: one that arrives after a send's
-   * answer sees its transaction mined.
-   */
-  settled(): Promise<void> | undefined
   /** Admits a signed transaction and resolves with where it is once pre-confirmed or sealed; a TimeoutError after `timeoutMs` (eth_sendRawTransactionSync). */
   submitAndWait(tx: TypedTransaction, timeoutMs: number): Promise<TxInclusion>
   /** geth's split of the pool: runnable in order from the pending nonce (`pending`, pre-confirmed first) or behind a gap (`queued`). */

@@ -89,9 +89,6 @@ export function createDispatcher(
   }
   // On a fork, requests about the upstream's history are answered there (rpc/forkRoute.ts).
   const call = async (method: string, params: unknown) => {
-    // Sends are answered at admission; a request that arrives after that answer waits for the auto seal (Node.settled).
-    const sealing = context.node.settled()
-    if (sealing) await sealing
     if (!context.node.fork) return callLocal(method, params)
     const routed = await routeToUpstream(context.node, method, params, callLocal)
     return routed.routed ? routed.result : callLocal(method, params)
@@ -170,28 +167,23 @@ export function createDispatcher(
     return `[${parts.join(',')}]`
   }
 
-  const respondText = (text: string): string | undefined | Promise<string | undefined> => {
-    // An auto seal in flight: this request arrived after a send's answer, so it is answered after the seal.
-    const sealing = context.node.settled()
-    if (sealing) return sealing.then(() => respondText(text))
-    const request = splitRequest(text)
-    const def = request && table.get(request.method)
-    const key = def?.readsState ? memo.key(request!.method, request!.params) : undefined
-    if (key !== undefined) {
-      const found = memo.get(key, resolve)
-      if (found !== undefined) return `{"jsonrpc":"2.0","id":${request!.id},"result":${found}}`
-    }
-    // Parsed whole once: a body that is not JSON gets its -32700 here, a memo miss goes on with the parsed body.
-    return respondToText(text, (payload) =>
-      (key !== undefined && answerAndKeep(def!, request!, key, payload as { params?: unknown })) || respond(payload),
-    )
-  }
-
   return {
     methods: table,
     call,
     handle,
     respond,
-    respondText,
+    respondText(text) {
+      const request = splitRequest(text)
+      const def = request && table.get(request.method)
+      const key = def?.readsState ? memo.key(request!.method, request!.params) : undefined
+      if (key !== undefined) {
+        const found = memo.get(key, resolve)
+        if (found !== undefined) return `{"jsonrpc":"2.0","id":${request!.id},"result":${found}}`
+      }
+      // Parsed whole once: a body that is not JSON gets its -32700 here, a memo miss goes on with the parsed body.
+      return respondToText(text, (payload) =>
+        (key !== undefined && answerAndKeep(def!, request!, key, payload as { params?: unknown })) || respond(payload),
+      )
+    },
   }
 }

@@ -38,9 +38,7 @@ export const sendMethods: MethodDef[] = [
   defineMethod({
     method: 'eth_sendRawTransaction',
     params: [data],
-    // Answered at admission (as Anvil and geth --dev); in auto mode the block is sealed right after, and
-    // dispatch holds every later request until it is (Node.settled).
-    handler: async ({ node }, [raw]) => (await node.enqueue(decodeRaw(node, raw))).hash,
+    handler: ({ node }, [raw]) => node.submit(decodeRaw(node, raw)),
   }),
   defineMethod({
     method: 'eth_sendTransaction',
