@@ -14,12 +14,13 @@
  *   npx tsx bench/codeCacheAB.ts [--runs 9] [--n 30] DIR ...
  */
 import { spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { type Hex, encodeFunctionData, keccak256, pad, parseAbi, parseSignature, stringToHex, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { freePort, post, root } from './peerProcess.js'
+import { mainThreadCpuMs } from './threadCpu.js'
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: number) => {
@@ -96,7 +97,6 @@ const phases: [string, (url: URL, i: number) => Promise<unknown>][] = [
   ['eth_simulateV1 trace+validation', (url, i) => call(url, 'eth_simulateV1', [{ blockStateCalls: [{ stateOverrides, calls: [{ from: sender, to: bob!.address, value: toHex(12_345n), ...gas }, { ...transfer(label(`simt-${i}`)), ...gas }] }], traceTransfers: true, validation: true }, 'latest'])],
 ]
 
-const cpuMs = (pid: number) => Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
 const names = ['first eth_chainId', 'ready (eth_getBalance)', ...phases.map(([name]) => name), 'total']
 const results = new Map(dirs.map((dir) => [dir, new Map(names.map((name) => [name, [] as number[]]))]))
 
@@ -115,16 +115,16 @@ for (let run = 0; run < runs; run++) {
         await new Promise((resolve) => setTimeout(resolve, 1))
       }
     }
-    let before = cpuMs(pid)
+    let before = mainThreadCpuMs(pid)
     r.get('first eth_chainId')!.push(before)
     await call(url, 'eth_getBalance', [sender, 'latest'])
-    let now = cpuMs(pid)
+    let now = mainThreadCpuMs(pid)
     r.get('ready (eth_getBalance)')!.push(now - before)
     for (const [name, request] of phases) {
       if (process.env.AB_VERBOSE) console.error(name)
-      before = cpuMs(pid)
+      before = mainThreadCpuMs(pid)
       for (let i = 0; i < n; i++) await request(url, i)
-      now = cpuMs(pid)
+      now = mainThreadCpuMs(pid)
       r.get(name)!.push(now - before)
     }
     r.get('total')!.push(now)

@@ -16,7 +16,7 @@
  * between them by module.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -25,6 +25,7 @@ import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
 import { startDevnet } from '../src/index.js'
 import { countingProxy, freePort, p50, root } from './peerProcess.js'
+import { threadsCpuMs } from './threadCpu.js'
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name)
@@ -36,18 +37,6 @@ if (arg('--a')) variants.unshift(['A', arg('--a')!])
 
 const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
 
-/** CPU time (ms) the process's threads have run so far, from /proc/<pid>/task/<tid>/schedstat (ns; Linux). */
-function cpuOf(pid: number): number {
-  let ns = 0
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0])
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return ns / 1e6
-}
 
 /** One JSON-RPC call over a fresh connection; rejects while nothing listens. */
 function call(port: number, method: string, params: unknown[] = []) {
@@ -97,12 +86,12 @@ async function start(dir: string, upstream: string, pin: bigint, cacheDir: strin
   }
   const chainIdAt = monotonicUs()
   const chainId = performance.now() - t
-  const chainIdCpu = cpuOf(child.pid!)
+  const chainIdCpu = threadsCpuMs(child.pid!)
   await call(port, 'eth_getBalance', [`0x${'c0'.repeat(20)}`, 'latest'])
   const readAt = monotonicUs()
   const read = performance.now() - t
   if (prof) mark(prof, { pid: child.pid!, variant: dir, kind: cached ? 'cold' : 'warm', chainIdAt, readAt })
-  const readCpu = cpuOf(child.pid!)
+  const readCpu = threadsCpuMs(child.pid!)
   // Another cold account: the first read's cost without the first time through the code.
   const t2 = performance.now()
   await call(port, 'eth_getBalance', [`0x${'c1'.repeat(20)}`, 'latest'])

@@ -14,10 +14,10 @@
  *   options: --rounds N (default 6), --rows bal1,bal32,call32, --requests N (per row and run, default 30000),
  *   --b DIR (B from another src/ too)
  */
-import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { root, startSourceDevnet } from './peerProcess.js'
 import { makeRpc, readRequests } from './readClient.js'
+import { threadsCpuMs } from './threadCpu.js'
 
 const option = (name: string) => {
   const i = process.argv.indexOf(name)
@@ -30,23 +30,11 @@ const srcA = option('--a')
 const srcB = option('--b') ?? join(root, 'src')
 if (!srcA) throw new Error('--a DIR: the src/ of the build to compare against')
 
-/** Nanoseconds all threads of `pid` have run so far (threads that ended are not counted: V8's stay). */
-function cpuNs(pid: number): number {
-  let ns = 0
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0])
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return ns
-}
 
 /** `count` requests with `concurrency` in flight; the server's CPU µs per request and the wall req/s. */
 async function load(pid: number, concurrency: number, count: number, fn: () => Promise<unknown>) {
   let left = count
-  const cpu0 = cpuNs(pid)
+  const cpu0 = threadsCpuMs(pid)
   const t0 = performance.now()
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -54,7 +42,7 @@ async function load(pid: number, concurrency: number, count: number, fn: () => P
     }),
   )
   const seconds = (performance.now() - t0) / 1000
-  return { us: (cpuNs(pid) - cpu0) / 1000 / count, rps: count / seconds }
+  return { us: ((threadsCpuMs(pid) - cpu0) * 1000) / count, rps: count / seconds }
 }
 
 const median = (xs: number[]) => {

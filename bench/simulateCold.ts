@@ -16,12 +16,13 @@
  *   npx tsx bench/simulateCold.ts [--runs 5] [--profile DIR] [--interval 100] [--dump FILE] [--peer anvil]
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Hex, encodeDeployData, encodeFunctionData, parseAbi, toHex } from 'viem'
 import { label, simulateCases } from './simulateCases.js'
 import WebSocket from 'ws'
 import { anvilBin, freePort, post, root, waitUp } from './peerProcess.js'
+import { mainThreadCpuMs, threadsCpuMs } from './threadCpu.js'
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name)
@@ -39,20 +40,6 @@ const distinct = process.argv.includes('--distinct')
 const artifact = JSON.parse(readFileSync(join(root, '..', 'shared', 'bench', 'contracts', 'build', 'BenchToken.json'), 'utf8')) as { bytecode: Hex; abi: unknown[] }
 const abi = parseAbi(['function transfer(address to, uint256 value) returns (bool)', 'function mint(address to, uint256 value)', 'function balanceOf(address) view returns (uint256)'])
 
-/** CPU time in ms of a process' threads (schedstat, ns: /proc/PID/stat counts in 10 ms ticks, too coarse here). */
-const cpuOf = (pid: number) => {
-  let ns = 0
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0])
-    } catch {
-      // a thread that ended meanwhile
-    }
-  }
-  return ns / 1e6
-}
-/** The main thread's alone: the GC and compiler helper threads vary from run to run on a loaded machine. */
-const mainCpuOf = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
 
 /** A minimal Chrome DevTools Protocol client over the node's inspector WebSocket. */
 async function inspector(port: number) {
@@ -126,16 +113,16 @@ async function oneRun(run: number) {
         await cdp.post('Profiler.start')
       }
       const lat: number[] = []
-      const cpu0 = cpuOf(child.pid!)
-      const main0 = mainCpuOf(child.pid!)
+      const cpu0 = threadsCpuMs(child.pid!)
+      const main0 = mainThreadCpuMs(child.pid!)
       for (let i = 0; i < 30; i++) {
         const sent = distinct ? [{ ...(params[0] as object), distinct: i }, ...params.slice(1)] : params
         const t = performance.now()
         await call('eth_simulateV1', sent)
         lat.push(performance.now() - t)
       }
-      const cpu = (cpuOf(child.pid!) - cpu0) / 30
-      const main = (mainCpuOf(child.pid!) - main0) / 30
+      const cpu = (threadsCpuMs(child.pid!) - cpu0) / 30
+      const main = (mainThreadCpuMs(child.pid!) - main0) / 30
       if (cdp) {
         const { profile } = (await cdp.post('Profiler.stop')) as { profile: unknown }
         writeFileSync(join(profileDir!, `${name}-${run}.cpuprofile`), JSON.stringify(profile))
