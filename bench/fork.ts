@@ -11,7 +11,7 @@
  * nothing; figures on a loaded machine are noise.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { encodeFunctionData } from 'viem'
@@ -19,6 +19,7 @@ import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
 import { startDevnet } from '../src/index.js'
 import { countingProxy, devnetCommand, freePort, root, rpc, waitUp } from './peerProcess.js'
+import { statCpuMs } from './threadCpu.js'
 
 const mnemonic = 'test test test test test test test test test test test junk'
 const sender = mnemonicToAccount(mnemonic, { addressIndex: 0 })
@@ -31,8 +32,7 @@ type Node = { url: string; pid?: number | undefined; stop(): Promise<void> }
 function cpuOf(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+    return statCpuMs(pid)
   } catch {
     return undefined
   }

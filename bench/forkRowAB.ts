@@ -16,12 +16,9 @@ import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
 import { startDevnet } from '../src/index.js'
 import { countingProxy, freePort, rpc, waitUp } from './peerProcess.js'
+import { statCpuMs } from './threadCpu.js'
 
 const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
-const cpuOf = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(f[11]) + Number(f[12])) * 10
-}
 const sign = (nonce: number, to: number, token: `0x${string}`) =>
   sender.signTransaction({
     chainId: 31337, type: 'eip1559', nonce, to: token, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n,
@@ -50,13 +47,13 @@ for (let round = 0; round < Number(process.env.ROUNDS ?? 3); round++)
     // What the bench row does before its transfers: a cold read, then the same read a hundred times.
     for (let i = 0; i <= 100; i++) await rpc(url, 'eth_getBalance', [cold, 'latest'])
     const nonce = Number(await rpc(url, 'eth_getTransactionCount', [sender.address, 'latest']))
-    const cpu0 = cpuOf(child.pid!)
+    const cpu0 = statCpuMs(child.pid!)
     const t = performance.now()
     let last = ''
     for (let i = 0; i < 100; i++) last = await rpc<string>(url, 'eth_sendRawTransaction', [await sign(nonce + i, i + 1, token)])
     while ((await rpc(url, 'eth_getTransactionReceipt', [last])) === null) await new Promise((r) => setTimeout(r, 1))
     const wall = performance.now() - t
-    const cpu = cpuOf(child.pid!) - cpu0
+    const cpu = statCpuMs(child.pid!) - cpu0
     console.log(`${dir}: wall ${wall.toFixed(0)} ms, CPU ${cpu} ms, load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`)
     await new Promise((r) => child.once('exit', r).kill('SIGTERM'))
     rmSync(cacheDir, { recursive: true, force: true })
