@@ -111,32 +111,50 @@ export function createInterpreter(
   interpreter.common = common
   const memory = emptyMemory()
   const stack = new Stack()
-  // The library's fields in its order, but for the gas left: held as a number under number-gas (numberGas.ts), whose
-  // `gasLeft` accessor reads and writes it; without that patch `gasLeft` is a plain field and the two are unused.
-  const runState = {
-    programCounter: 0,
-    opCode: 0xfe,
-    memory,
-    memoryWordCount: 0n,
-    highestMemCost: 0n,
-    stack,
-    code: new Uint8Array(0),
-    validJumps: Uint8Array.from([]),
-    cachedPushes: {},
-    stateManager,
-    blockchain,
-    env,
-    shouldDoJumpAnalysis: true,
-    interpreter,
-    gasRefund: env.gasRefund,
-    gasLeftNumber: Number.NaN,
-    gasLeftExact: 0n,
-    stateGasSpilled: 0n,
-    returnBytes: new Uint8Array(0),
-  }
-  if (numberGasApplied()) defineGasLeft(runState).gasLeft = gasLeft
-  else (runState as typeof runState & { gasLeft: bigint }).gasLeft = gasLeft
-  interpreter._runState = runState
+  // The library's fields in its order; the gas left as a number under number-gas (numberGas.ts).
+  interpreter._runState = numberGasApplied()
+    ? defineGasLeft({
+        programCounter: 0,
+        opCode: 0xfe,
+        memory,
+        memoryWordCount: 0n,
+        highestMemCost: 0n,
+        stack,
+        code: new Uint8Array(0),
+        validJumps: Uint8Array.from([]),
+        cachedPushes: {},
+        stateManager,
+        blockchain,
+        env,
+        shouldDoJumpAnalysis: true,
+        interpreter,
+        gasRefund: env.gasRefund,
+        gasLeftNumber: Number.NaN,
+        gasLeftExact: 0n,
+        stateGasSpilled: 0n,
+        returnBytes: new Uint8Array(0),
+      })
+    : {
+        programCounter: 0,
+        opCode: 0xfe,
+        memory,
+        memoryWordCount: 0n,
+        highestMemCost: 0n,
+        stack,
+        code: new Uint8Array(0),
+        validJumps: Uint8Array.from([]),
+        cachedPushes: {},
+        stateManager,
+        blockchain,
+        env,
+        shouldDoJumpAnalysis: true,
+        interpreter,
+        gasRefund: env.gasRefund,
+        gasLeft,
+        stateGasSpilled: 0n,
+        returnBytes: new Uint8Array(0),
+      }
+  if (numberGasApplied()) (interpreter._runState as { gasLeft: bigint }).gasLeft = gasLeft
   interpreter.journal = journal
   interpreter._env = env
   interpreter._result = {
