@@ -68,7 +68,8 @@ const anvilStarter: Starter = async (upstream, block, cacheDir) => {
   })
   const url = `http://127.0.0.1:${port}`
   await waitUp(url, 20)
-  return { url, pid: child.pid, stop: async () => void child.kill('SIGTERM') }
+  // Waits for the exit: Anvil writes its fork cache as it exits, and the next start (or the cleanup) must see it whole.
+  return { url, pid: child.pid, stop: async () => void (await new Promise((r) => child.once('exit', r).kill('SIGTERM'))) }
 }
 
 async function measure(name: string, start: Starter, upstream: string, proxy: Awaited<ReturnType<typeof countingProxy>>, pin: bigint, token: `0x${string}`) {
