@@ -72,6 +72,7 @@ export {
   callBlock,
   createCallTx,
   executeTx,
+  freezeCallTx,
   hasFees,
   toEvmLogs,
 } from './execute.js'

@@ -13,9 +13,10 @@ import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
-import { fastCallTx1559 } from './callTx.js'
+import { encodeCallTx1559, fastCallTx1559 } from './callTx.js'
 import { bytesOfHex, hexOf } from './hexKeys.js'
 import { runReadOnlyTx } from './readOnlyTx.js'
+import { rememberSerialized } from './serializedMemo.js'
 import type { EvmLog } from './types.js'
 
 /** A call object with every field decoded; what eth_call, eth_estimateGas and eth_simulateV1 execute. */
@@ -123,6 +124,8 @@ export function createCallTx(
   common: Common,
   request: CallRequest,
   defaults: { nonce: bigint; gas: bigint },
+  /** `request.from` already parsed (the caller read its account): not parsed again. */
+  sender?: ReturnType<typeof createAddressFromString>,
 ): TypedTransaction {
   const base = {
     nonce: request.nonce ?? defaults.nonce,
@@ -212,8 +215,21 @@ export function createCallTx(
       tx = (!accessList && fastCallTx1559(fields, options)) || createFeeMarket1559Tx({ ...fields, accessList: accessList ?? [] }, options)
     }
   }
-  const from = createAddressFromString(request.from ?? '0x0000000000000000000000000000000000000000')
+  const from = sender ?? createAddressFromString(request.from ?? '0x0000000000000000000000000000000000000000')
   return impersonate(tx, from)
+}
+
+/**
+ * Freezes a call transaction whose fields are final, as the library freezes a transaction by default: it then
+ * keeps its data gas and hash (tx.cache) instead of counting the calldata again at each of runTx's
+ * intrinsic-gas reads. An EIP-1559 call gets its serialized form written at once (encodeCallTx1559), for
+ * the hash a simulated call reports.
+ */
+export function freezeCallTx<T extends TypedTransaction>(tx: T): T {
+  Object.freeze(tx)
+  const encoded = tx.type === 2 ? encodeCallTx1559(tx as never) : undefined
+  if (encoded !== undefined) rememberSerialized(tx, encoded, true)
+  return tx
 }
 
 /** Makes an unsigned (or foreign) transaction report `from` as its sender. */

@@ -43,8 +43,11 @@ export function applySerializedMemo() {
   }
 }
 
-/** Records `bytes` (a copy) as the serialized form of `tx`, decoded from exactly those bytes. */
-export function rememberSerialized(tx: object, bytes: Uint8Array): void {
+/**
+ * Records `bytes` as the serialized form of `tx`, decoded from exactly those bytes (or encoded from its final
+ * fields): a copy, unless the caller hands over bytes nothing else holds (`owned`).
+ */
+export function rememberSerialized(tx: object, bytes: Uint8Array, owned = false): void {
   // Nothing reads the memo unless serialize() is replaced (not in stock mode).
-  if (applied && Object.isFrozen(tx)) serialized.set(tx, bytes.slice())
+  if (applied && Object.isFrozen(tx)) serialized.set(tx, owned ? bytes : bytes.slice())
 }

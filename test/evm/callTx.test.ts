@@ -1,8 +1,10 @@
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { hexToBytes } from '@ethereumjs/util'
-import { bytesToHex } from 'viem'
+import { RLP } from '@ethereumjs/rlp'
+import { bytesToHex, keccak256 } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { fastCallTx1559, type CallTxFields } from '../../src/evm/callTx.js'
+import { encodeCallTx1559, fastCallTx1559, type CallTxFields } from '../../src/evm/callTx.js'
+import { createCallTx, freezeCallTx } from '../../src/evm/execute.js'
 import { createDevCommon } from '../../src/evm/common.js'
 import { stockEngine } from './installEngine.js'
 
@@ -74,5 +76,62 @@ describe.skipIf(stockEngine).each(['prague', 'osaka'])('fastCallTx1559 on %s', (
     const options = { common, freeze: false, allowUnlimitedInitCodeSize: false }
     expect(fastCallTx1559(fields, options)).toBeUndefined()
     if (fields.to !== undefined) expect(() => createFeeMarket1559Tx(fields, options)).toThrow()
+  })
+})
+
+/*
+ * encodeCallTx1559 must write exactly the bytes the library's serialize()
+ * computes (EIP2718.serialize over raw()), and decline what it does not cover.
+ */
+describe.skipIf(stockEngine)('encodeCallTx1559', () => {
+  const common = createDevCommon(31337n, 'osaka')
+  const library = (tx: ReturnType<typeof createFeeMarket1559Tx>) => bytesToHex(Uint8Array.of(2, ...RLP.encode(tx.raw() as never)))
+  const data = (length: number, first = 0xab) => Uint8Array.from({ length }, (_, i) => (i === 0 ? first : i & 0xff))
+  const encoded: [string, Partial<CallTxFields>][] = [
+    ...cases,
+    ['one data byte below 0x80', { data: Uint8Array.of(0x7f) }],
+    ['one data byte 0x80', { data: Uint8Array.of(0x80) }],
+    ['one zero data byte', { data: Uint8Array.of(0) }],
+    ['55 data bytes', { data: data(55) }],
+    ['56 data bytes', { data: data(56) }],
+    ['255 and 256 data bytes', { data: data(256) }],
+    ['70,000 data bytes (a three-byte length)', { data: data(70_000), gasLimit: 16_000_000n }],
+    ['integers at one-byte edges', { nonce: 0x7fn, value: 0x80n, maxFeePerGas: 0x100n, maxPriorityFeePerGas: 0xffn, gasLimit: 0x7fn }],
+    ['a short list (no data, zero fields)', { data: new Uint8Array(), gasLimit: 0n }],
+  ]
+  it.each(encoded)('%s: the library\'s bytes', (_, change) => {
+    const fields = { ...base, ...change }
+    if (fields.gasLimit > 16_777_216n) fields.gasLimit = 16_777_216n
+    const tx = fastCallTx1559(fields, { common, freeze: false })!
+    expect(bytesToHex(encodeCallTx1559(tx)!)).toBe(library(tx))
+  })
+
+  it('a gas limit lifted past the EIP-7825 cap after construction (a simulated call) is written as set', () => {
+    const tx = fastCallTx1559({ ...base, gasLimit: 16_777_216n }, { common, freeze: false })!
+    ;(tx as { gasLimit: bigint }).gasLimit = 50_000_000n
+    ;(tx as { nonce: bigint }).nonce = 2n ** 64n - 1n
+    expect(bytesToHex(encodeCallTx1559(tx)!)).toBe(library(tx))
+  })
+
+  it('a library-built unsigned transaction gets the same bytes', () => {
+    const tx = createFeeMarket1559Tx({ ...base, gasLimit: 100_000n, accessList: [] }, { common })
+    expect(bytesToHex(encodeCallTx1559(tx)!)).toBe(library(tx))
+  })
+
+  it('declines a signed transaction and one with an access list', () => {
+    const signed = createFeeMarket1559Tx({ ...base, gasLimit: 100_000n }, { common }).sign(hexToBytes(`0x${'11'.repeat(32)}`))
+    expect(encodeCallTx1559(signed)).toBeUndefined()
+    const listed = createFeeMarket1559Tx({ ...base, gasLimit: 100_000n, accessList: [{ address: bytesToHex(to), storageKeys: [] }] }, { common })
+    expect(encodeCallTx1559(listed)).toBeUndefined()
+  })
+
+  it('freezeCallTx freezes, and the frozen call serializes and hashes as the library computes', () => {
+    const tx = freezeCallTx(createCallTx(common, { from: `0x${'22'.repeat(20)}`, to: bytesToHex(to), data: bytesToHex(balanceOf), maxFeePerGas: 9n }, { nonce: 3n, gas: 60_000n }))
+    expect(Object.isFrozen(tx)).toBe(true)
+    expect(bytesToHex(tx.serialize())).toBe(library(tx as never))
+    expect(bytesToHex(tx.hash())).toBe(keccak256(library(tx as never)))
+    // serialize() answers a copy: writing into it changes nothing.
+    tx.serialize().fill(0)
+    expect(bytesToHex(tx.serialize())).toBe(library(tx as never))
   })
 })

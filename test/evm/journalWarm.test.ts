@@ -2,8 +2,8 @@ import { stripHexPrefix } from '@ethereumjs/util'
 import { createVM } from '@ethereumjs/vm'
 import { describe, expect, it } from 'vitest'
 import { createDevCommon } from '../../src/evm/common.js'
-import { stripPrefix } from '../../src/evm/journalWarm.js'
-import './installEngine.js'
+import { noSlots, stripPrefix } from '../../src/evm/journalWarm.js'
+import { stockEngine } from './installEngine.js'
 
 describe('journal warm sets (journalWarm.ts)', () => {
   it('stripPrefix answers as stripHexPrefix', () => {
@@ -35,5 +35,32 @@ describe('journal warm sets (journalWarm.ts)', () => {
     expect(journal.alwaysWarmJournal.get('00000000000000000000000000000000000000bb')).toEqual(new Set(['03'.repeat(32)]))
     expect(journal.accessList!.get(a)).toEqual(new Set(['01'.repeat(32), '02'.repeat(32)]))
     expect(journal.accessList!.has('00000000000000000000000000000000000000bb')).toBe(false)
+  })
+
+  it.skipIf(stockEngine)('an address warmed without slots shares the read-only empty set until its first slot', async () => {
+    const vm = await createVM({ common: createDevCommon(31337n, 'prague') })
+    const journal = vm.evm.journal as unknown as {
+      alwaysWarmJournal: Map<string, Set<string>>
+      addAlwaysWarmAddress(a: string, add?: boolean): void
+      addAlwaysWarmSlot(a: string, s: string, add?: boolean): void
+      isWarmedStorage(a: Uint8Array, s: Uint8Array): boolean
+    }
+    const [a, b] = ['00000000000000000000000000000000000000aa', '00000000000000000000000000000000000000bb']
+    journal.addAlwaysWarmAddress(a)
+    journal.addAlwaysWarmAddress(b)
+    expect(journal.alwaysWarmJournal.get(a)).toBe(noSlots)
+    expect(journal.alwaysWarmJournal.get(b)).toBe(noSlots)
+    expect(noSlots.size).toBe(0)
+    expect(() => noSlots.add('01')).toThrow(/read only/)
+    journal.addAlwaysWarmSlot(a, '01'.repeat(32))
+    expect(journal.alwaysWarmJournal.get(a)).toEqual(new Set(['01'.repeat(32)]))
+    expect(journal.alwaysWarmJournal.get(b)).toBe(noSlots)
+    expect(noSlots.size).toBe(0)
+    const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'))
+    expect(journal.isWarmedStorage(bytes(a), bytes('01'.repeat(32)))).toBe(true)
+    expect(journal.isWarmedStorage(bytes(b), bytes('01'.repeat(32)))).toBe(false)
+    // Warming the address again keeps its own slots.
+    journal.addAlwaysWarmAddress(a)
+    expect(journal.alwaysWarmJournal.get(a)).toEqual(new Set(['01'.repeat(32)]))
   })
 })

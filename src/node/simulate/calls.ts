@@ -3,7 +3,7 @@ import type { TypedTransaction } from '../../evm/engine.js'
 import { type Account, type Address as EthAddress, KECCAK256_NULL, createAddressFromString } from '../../evm/engine.js'
 import type { Address, Hex } from 'viem'
 import { getAddress } from 'viem/utils'
-import { type CallRequest, classifyEngineError, createCallTx } from '../../evm/engine.js'
+import { type CallRequest, classifyEngineError, createCallTx, freezeCallTx } from '../../evm/engine.js'
 import { maxTxGas } from '../call.js'
 import { SimulateError } from '../errors.js'
 
@@ -106,22 +106,36 @@ export async function prepareCall(call: CallRequest, ctx: CallContext): Promise<
   const want = gas * feeCap + (call.value ?? 0n) + blobs * blobGas * blobFeeCap
   if (have < want) throw txError(-38014, `insufficient funds for gas * price + value: address ${who} have ${have} want ${want}`, gas)
 
-  const request: CallRequest = { ...call, from, type, nonce, gas }
-  if (legacy) request.gasPrice = feeCap
-  else Object.assign(request, { gasPrice: undefined, maxFeePerGas: feeCap, maxPriorityFeePerGas: tip })
   // ethereumjs refuses to construct an Osaka transaction over 2^24 gas (EIP-7825) or one at nonce 2^64-1
   // (EIP-2681); geth's simulated calls skip both checks. Build within the limits, then set the real values.
   const liftGas = ctx.common.isActivatedEIP(7825) && gas > maxTxGas
   const liftNonce = nonce === maxUint64
+  // The call with its defaults filled, every field written out (a literal that spreads another takes V8's slow
+  // copy path, per call): fees as the type reads them, a legacy call's gas price, a typed call's cap and tip.
+  const within: CallRequest = {
+    from,
+    to: call.to,
+    gas: liftGas ? maxTxGas : gas,
+    gasPrice: legacy ? feeCap : undefined,
+    maxFeePerGas: legacy ? call.maxFeePerGas : feeCap,
+    maxPriorityFeePerGas: legacy ? call.maxPriorityFeePerGas : tip,
+    maxFeePerBlobGas: call.maxFeePerBlobGas,
+    value: call.value,
+    data: call.data,
+    nonce: liftNonce ? 0n : nonce,
+    accessList: call.accessList,
+    authorizationList: call.authorizationList,
+    blobVersionedHashes: call.blobVersionedHashes,
+    type,
+    chainId: call.chainId,
+  }
   let tx: TypedTransaction
   try {
-    const within = { ...request, gas: liftGas ? maxTxGas : gas, nonce: liftNonce ? 0n : nonce }
-    tx = createCallTx(ctx.common, within, { nonce: within.nonce, gas: within.gas })
+    tx = createCallTx(ctx.common, within, { nonce: within.nonce!, gas: within.gas! }, sender)
     if (liftGas) (tx as { gasLimit: bigint }).gasLimit = gas
     if (liftNonce) (tx as { nonce: bigint }).nonce = nonce
-    // Frozen once its fields are final, as the library freezes a transaction by default: it then keeps its data
-    // gas and hash (tx.cache) instead of counting the calldata again at each of runTx's several intrinsic-gas reads.
-    Object.freeze(tx)
+    // Frozen once its fields are final (and its serialized form written, for the hash the answer reports).
+    freezeCallTx(tx)
   } catch (error) {
     const { reason, message } = classifyEngineError(error)
     if (reason === 'initcode-too-large') throw txError(-38025, `max initcode size exceeded: ${message}`, gas)
@@ -147,14 +161,19 @@ export function vmError(error: unknown, gas: bigint): SimulateError {
  * back, the code the call runs) sees the real hash. `senderIsContract` is
  * what prepareCall read: nothing runs between the two.
  */
-export async function withoutEoaCheck<T>(
+export function withoutEoaCheck<T>(
   state: StateManagerInterface,
   address: EthAddress,
   /** Whether the sender has code now (prepareCall read it): a sender without runs as it is. */
   hasCode: boolean,
   fn: () => Promise<T>,
 ): Promise<T> {
+  // fn's own promise, not one more async layer around it (a microtask per call).
   if (!hasCode) return fn()
+  return hidingSenderCode(state, address, fn)
+}
+
+async function hidingSenderCode<T>(state: StateManagerInterface, address: EthAddress, fn: () => Promise<T>): Promise<T> {
   const original = state.getAccount
   let armed = true
   state.getAccount = async function (this: StateManagerInterface, target) {
