@@ -64,17 +64,35 @@ export const hexKey = (bytes: Uint8Array): string => (bytes.length === 20 ? addr
 /** `0x` and the lower-case hex of `bytes`: the string viem's and @ethereumjs's `bytesToHex` give, flat and in one native step. */
 export const hexOf = (bytes: Uint8Array): `0x${string}` => `0x${hexKey(bytes)}`
 
+/** Each ASCII code's hex digit value, -1 for a code that is not a hex digit. */
+const digitOf = new Int8Array(128).fill(-1)
+for (let i = 0; i < 10; i++) digitOf[48 + i] = i
+for (let i = 0; i < 6; i++) digitOf[65 + i] = digitOf[97 + i] = 10 + i
+
 /**
  * `hexToBytes(hex)` of @ethereumjs/util (a regular expression, then a decode a
- * character pair at a time), by Node's native decoder: the same bytes for a
- * well-formed `0x` string; anything else (odd length, a bad digit, no prefix)
- * goes to `hexToBytes`, which throws its own error.
+ * character pair at a time, through a substring and parseInt each): the same
+ * bytes for a well-formed `0x` string, decoded by a table in one pass;
+ * anything else (odd length, a bad digit, no prefix) goes to `hexToBytes`,
+ * which throws its own error. For the short strings of a call (an address, a
+ * calldata) the table beats Node's native decoder, whose Buffer view, string
+ * slice and native call cost more than the decode: ~1.5 against ~2.5 us for
+ * an address and a token transfer's calldata (loaded machine).
  */
 export function bytesOfHex(hex: string): Uint8Array {
-  if (hex.length % 2 === 0 && hex.charCodeAt(0) === 48 && hex.charCodeAt(1) === 120) {
-    const size = (hex.length - 2) / 2
-    const out = new Uint8Array(size)
-    if (Buffer.from(out.buffer, out.byteOffset, size).write(hex.slice(2), 'hex') === size) return out
+  const length = hex.length
+  if (length % 2 === 0 && hex.charCodeAt(0) === 48 && hex.charCodeAt(1) === 120) {
+    const out = new Uint8Array((length - 2) >> 1)
+    let i = 2
+    for (let j = 0; i < length; i += 2, j++) {
+      const high = hex.charCodeAt(i)
+      const low = hex.charCodeAt(i + 1)
+      const value = high < 128 && low < 128 ? (digitOf[high]! << 4) | digitOf[low]! : -1
+      // A -1 digit makes the value negative (-1 << 4 is -16; OR with -1 is -1).
+      if (value < 0) break
+      out[j] = value
+    }
+    if (i >= length) return out
   }
   return hexToBytes(hex as `0x${string}`)
 }

@@ -66,6 +66,17 @@ describe('hex keys (hexKeys.ts)', () => {
     expect(Buffer.isBuffer(bytesOfHex('0x12'))).toBe(false)
     expect(bytesOfHex('0x123')).toEqual(hexToBytes('0x123'))
     for (const bad of ['0x12zz', '0xz1', 'abcd', '0X12']) expect(() => bytesOfHex(bad)).toThrow()
+    // Every pair of characters below 256 (and one beyond) in either digit: a byte where both are hex digits, else
+    // hexToBytes's own error.
+    const chars = [...Array.from({ length: 256 }, (_, c) => String.fromCharCode(c)), '\u0130']
+    for (const a of chars)
+      for (const b of ['a', 'F', '0', '/', ':', '@', 'G', '`', 'g', '\u00e1']) {
+        for (const pair of [a + b, b + a]) {
+          const hex = `0x12${pair}34`
+          if (/^[0-9a-fA-F]{2}$/.test(pair)) expect(bytesOfHex(hex), hex).toEqual(Uint8Array.of(0x12, Number.parseInt(pair, 16), 0x34))
+          else expect(() => bytesOfHex(hex), JSON.stringify(hex)).toThrow()
+        }
+      }
   })
 
   it('keyed caches answer as the library\'s through puts, deletions, checkpoints, commits, reverts and flushes', () => {
