@@ -184,3 +184,23 @@ export function encodeCallTx1559(tx: FeeMarket1559Tx): Uint8Array | undefined {
   out[at + 3] = 0x80
   return out
 }
+
+/**
+ * Fills a frozen EIP-1559 call transaction's data-gas cache as the library's
+ * first `getDataGas()` would (Legacy.getDataGas: `tx.cache.dataFee`, the
+ * calldata's cost at the transaction's hardfork, kept once it is frozen),
+ * counted in numbers: the library adds a bigint per calldata byte, a new
+ * heap object each, for every simulated call. Nothing for any other
+ * transaction, or one whose cache is already filled.
+ */
+export function primeDataGas(tx: FeeMarket1559Tx): void {
+  if (Object.getPrototypeOf(tx) !== prototype || !Object.isFrozen(tx) || tx.to === undefined || !patchActive('call-tx')) return
+  const cache = tx.cache as { dataFee?: { value: bigint; hardfork: string } }
+  if (cache.dataFee !== undefined) return
+  const data = tx.data
+  let zeros = 0
+  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++
+  const common = tx.common
+  const value = BigInt(zeros) * common.param('txDataZeroGas') + BigInt(data.length - zeros) * common.param('txDataNonZeroGas')
+  cache.dataFee = { value, hardfork: common.hardfork() }
+}

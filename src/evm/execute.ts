@@ -13,7 +13,7 @@ import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
 import { bytesToHex } from 'viem/utils'
-import { encodeCallTx1559, fastCallTx1559 } from './callTx.js'
+import { encodeCallTx1559, fastCallTx1559, primeDataGas } from './callTx.js'
 import { bytesOfHex, hexOf } from './hexKeys.js'
 import { runReadOnlyTx } from './readOnlyTx.js'
 import { rememberSerialized } from './serializedMemo.js'
@@ -223,12 +223,14 @@ export function createCallTx(
  * Freezes a call transaction whose fields are final, as the library freezes a transaction by default: it then
  * keeps its data gas and hash (tx.cache) instead of counting the calldata again at each of runTx's
  * intrinsic-gas reads. An EIP-1559 call gets its serialized form written at once (encodeCallTx1559), for
- * the hash a simulated call reports.
+ * the hash a simulated call reports, and its data gas counted (primeDataGas).
  */
 export function freezeCallTx<T extends TypedTransaction>(tx: T): T {
   Object.freeze(tx)
-  const encoded = tx.type === 2 ? encodeCallTx1559(tx as never) : undefined
+  if (tx.type !== 2) return tx
+  const encoded = encodeCallTx1559(tx as never)
   if (encoded !== undefined) rememberSerialized(tx, encoded, true)
+  primeDataGas(tx as never)
   return tx
 }
 

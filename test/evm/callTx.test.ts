@@ -3,7 +3,7 @@ import { hexToBytes } from '@ethereumjs/util'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, keccak256 } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { encodeCallTx1559, fastCallTx1559, type CallTxFields } from '../../src/evm/callTx.js'
+import { encodeCallTx1559, fastCallTx1559, primeDataGas, type CallTxFields } from '../../src/evm/callTx.js'
 import { createCallTx, freezeCallTx } from '../../src/evm/execute.js'
 import { createDevCommon } from '../../src/evm/common.js'
 import { stockEngine } from './installEngine.js'
@@ -133,5 +133,32 @@ describe.skipIf(stockEngine)('encodeCallTx1559', () => {
     // serialize() answers a copy: writing into it changes nothing.
     tx.serialize().fill(0)
     expect(bytesToHex(tx.serialize())).toBe(library(tx as never))
+  })
+})
+
+/* primeDataGas must leave in tx.cache exactly what the library's first getDataGas() leaves in a frozen transaction. */
+describe.skipIf(stockEngine).each(['prague', 'osaka'])('primeDataGas on %s', (hardfork) => {
+  const common = createDevCommon(31337n, hardfork)
+  const datas: [string, Uint8Array][] = [
+    ['a token transfer', hexToBytes('0xa9059cbb000000000000000000000000111111111111111111111111111111111111111100000000000000000000000000000000000000000000000000000000000f4240')],
+    ['no data', new Uint8Array()],
+    ['zeros only', new Uint8Array(40)],
+    ['non-zero only', new Uint8Array(33).fill(7)],
+  ]
+  it.each(datas)('%s', (_, data) => {
+    const fields = { ...base, data, gasLimit: 1_000_000n }
+    const primed = fastCallTx1559(fields, { common, freeze: true })!
+    primeDataGas(primed)
+    const library = createFeeMarket1559Tx({ ...fields, accessList: [] }, { common, freeze: true })
+    const libraryGas = library.getDataGas()
+    expect((primed as unknown as { cache: unknown }).cache).toEqual((library as unknown as { cache: unknown }).cache)
+    expect(primed.getDataGas()).toBe(libraryGas)
+    expect(primed.getIntrinsicGas()).toBe(library.getIntrinsicGas())
+  })
+
+  it('leaves an unfrozen transaction alone', () => {
+    const tx = fastCallTx1559({ ...base, gasLimit: 1_000_000n }, { common, freeze: false })!
+    primeDataGas(tx)
+    expect((tx as unknown as { cache: { dataFee?: unknown } }).cache.dataFee).toBeUndefined()
   })
 })

@@ -501,8 +501,9 @@ export const enginePatches: readonly EnginePatch[] = [
     replaces: [
       '@ethereumjs/tx: new FeeMarket1559Tx (for eth_call requests)',
       '@ethereumjs/tx: FeeMarket1559Tx.prototype.serialize (raw() + RLP.encode, for an unsigned call without access list: eth_simulateV1 calls, through the serialized-memo)',
+      '@ethereumjs/tx: the first getDataGas() of a frozen call (tx.cache.dataFee, filled by primeDataGas: eth_simulateV1 calls)',
     ],
-    why: 'The constructor turned every bigint into bytes and back and checked each bound: ~10 % of a balanceOf (~0.17 -> ~0.15 ms). A simulated call\'s first serialize (for its hash) built a dozen arrays and converted each integer through hex: ~5 % of a 100-call eth_simulateV1 (CPU profile); encodeCallTx1559 writes the same bytes in one pass.',
+    why: 'The constructor turned every bigint into bytes and back and checked each bound: ~10 % of a balanceOf (~0.17 -> ~0.15 ms). A simulated call\'s first serialize (for its hash) built a dozen arrays and converted each integer through hex: ~5 % of a 100-call eth_simulateV1 (CPU profile); encodeCallTx1559 writes the same bytes in one pass. Its data gas was a bigint addition (a heap object) per calldata byte: ~3 % of a 100-call eth_simulateV1\'s allocations.',
     file: 'src/evm/callTx.ts',
     scope: 'instance',
     upstream: () => [FeeMarket1559Tx],
