@@ -7,10 +7,21 @@ import './installEngine.js'
 
 const address = (byte: number) => new Address(new Uint8Array(20).fill(byte))
 
+type JournalInternals = {
+  common: ReturnType<typeof createDevCommon>
+  touched: Set<string>
+  alwaysWarmJournal: Map<string, unknown>
+  journalHeight: number
+  touchAddress(address: Address): void
+  addAlwaysWarmAddress(address: string): void
+  checkpoint(): Promise<void>
+  cleanup(): Promise<void>
+}
+
 describe('journal cleanup (journalCleanup.ts)', () => {
   it('deletes the touched empty accounts, keeps the others, and clears the journal (EIP-161)', async () => {
     const vm = await createVM({ common: createDevCommon(31337n, 'prague') })
-    const journal = vm.evm.journal
+    const journal = vm.evm.journal as unknown as JournalInternals
     const state = vm.stateManager
     await state.putAccount(address(1), new Account(0n, 0n))
     await state.putAccount(address(2), new Account(1n, 0n))
@@ -23,18 +34,18 @@ describe('journal cleanup (journalCleanup.ts)', () => {
     expect((await state.getAccount(address(2)))?.nonce).toBe(1n)
     expect((await state.getAccount(address(3)))?.balance).toBe(5n)
     expect(await state.getAccount(address(4))).toBeUndefined()
-    const internals = journal as unknown as { touched: Set<string>; alwaysWarmJournal: Map<string, unknown>; journalHeight: number }
-    expect(internals.touched.size).toBe(0)
-    expect(internals.alwaysWarmJournal.size).toBe(0)
-    expect(internals.journalHeight).toBe(0)
+    expect(journal.touched.size).toBe(0)
+    expect(journal.alwaysWarmJournal.size).toBe(0)
+    expect(journal.journalHeight).toBe(0)
   })
 
   it('leaves touched empty accounts before Spurious Dragon', async () => {
     const vm = await createVM({ common: createDevCommon(31337n, 'prague') })
-    vm.evm.journal['common'].setHardfork('tangerineWhistle')
+    const journal = vm.evm.journal as unknown as JournalInternals
+    journal.common.setHardfork('tangerineWhistle')
     await vm.stateManager.putAccount(address(1), new Account(0n, 0n))
-    vm.evm.journal.touchAddress(address(1))
-    await vm.evm.journal.cleanup()
+    journal.touchAddress(address(1))
+    await journal.cleanup()
     expect(await vm.stateManager.getAccount(address(1))).toBeDefined()
   })
 
