@@ -264,7 +264,7 @@ export const enginePatches: readonly EnginePatch[] = [
     why: 'Each touched address parsed back from its hex key through hexToBytes (a regular expression, a character pair at a time) and the hardfork list walked, twice per transaction: ~2 % of a 100-call eth_simulateV1 (CPU profile: cleanup 2.5 % inclusive, hexToBytes 1.4 %, gteHardfork 0.45 %).',
     file: 'src/evm/journalCleanup.ts',
     scope: 'process',
-    upstream: () => [(evmInternals.journal as { Journal: { prototype: Record<string, unknown> } }).Journal.prototype.cleanup],
+    upstream: () => [proto(Journal()).cleanup],
     fingerprint: '92a0d1255c446dc4de3a35e417359b5c9baec330732d5a71ba11abd7014ce72c',
     apply: applyJournalCleanup,
   },
@@ -546,8 +546,10 @@ export const enginePatches: readonly EnginePatch[] = [
     why: 'Slot keys padded by spreading arrays (setLengthLeft), the history address parsed from its parameter per block, and a journal cleanup awaited after each contract: ~4.6 % of a warm one-call eth_simulateV1 (accumulateParentBeaconBlockRoot 2.7 %, accumulateParentBlockHash 1.9 %, in-process CPU profile), every simulated and pre-confirmed block.',
     file: 'src/evm/systemWrites.ts',
     scope: 'instance',
-    upstream: () => [proto(BlockBuilder).initState, proto(Journal()).cleanup, ...systemWritesUpstream()],
-    fingerprint: '0c9c51f0663f2542ab509e7654d9201b0245265dde8b0a684e5e6fabc30a9af9',
+    // Journal.prototype.cleanup (what resetJournal stands in for) is journal-cleanup's upstream, checked with it: a
+    // process patch replaces it, and an instance patch's upstream must stay as published once the engine is installed.
+    upstream: () => [proto(BlockBuilder).initState, ...systemWritesUpstream()],
+    fingerprint: 'ec3f5fd83973dc54693eedfb8450f6b22e1c4b187688dab302214382d4d4d2bb',
   },
   {
     id: 'block-size',
