@@ -1,8 +1,9 @@
-import { type Block, type BlockOptions, createBlockHeader, genRequestsRoot } from '@ethereumjs/block'
+import { type Block, type BlockOptions, genRequestsRoot } from '@ethereumjs/block'
 import { ConsensusType, Mainnet } from '@ethereumjs/common'
 import { hexToBytes } from '@ethereumjs/util'
 import { type BlockBuilder, Bloom, type RunTxResult, type VM } from '@ethereumjs/vm'
 import { sha256 } from 'viem/utils'
+import { headerFromData } from './headerFields.js'
 import { requestQueuesIdle } from './idleRequestQueues.js'
 import { patchActive } from './patches/registry.js'
 
@@ -60,7 +61,7 @@ export async function sealBuiltBlock(
     blobGasUsed: common.isActivatedEIP(4844) ? internals.blobGasUsed : undefined,
     requestsHash,
   }
-  return createBlockHeader(headerData, internals.blockOpts)
+  return headerFromData(headerData, internals.blockOpts)
 }
 
 /** genRequestsRoot of no requests (the sha256 of nothing), once per hash function: it is the same for every block. */
