@@ -12,9 +12,18 @@ import { patchActive } from './patches/registry.js'
  * header's cost, at every simulated block (in-process microbenchmark).
  */
 
-/** toType(v, Uint8Array): a copy of bytes (what Uint8Array.from gives), anything else through the library. */
-const bytes = (v: unknown): Uint8Array | null | undefined =>
-  v instanceof Uint8Array ? new Uint8Array(v) : toType(v as Uint8Array | null | undefined, TypeOutput.Uint8Array)
+/**
+ * toType(v, Uint8Array): a copy of bytes as a plain Uint8Array (what Uint8Array.from gives), anything else through
+ * the library. A longer array (a logs bloom) is allocated and set: V8's constructor copies one of 256 bytes element
+ * by element (~2 µs against ~1.4).
+ */
+const bytes = (v: unknown): Uint8Array | null | undefined => {
+  if (!(v instanceof Uint8Array)) return toType(v as Uint8Array | null | undefined, TypeOutput.Uint8Array)
+  if (v.length <= 64) return new Uint8Array(v)
+  const copy = new Uint8Array(v.length)
+  copy.set(v)
+  return copy
+}
 /** toType(v, BigInt): a bigint the library would accept is itself (its bytes read back are the same value). */
 const big = (v: unknown): bigint | null | undefined =>
   typeof v === 'bigint' && v >= 0n ? v : toType(v as bigint | null | undefined, TypeOutput.BigInt)
