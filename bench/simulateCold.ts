@@ -11,9 +11,10 @@
  * to compare two builds byte for byte. `--peer anvil` measures Anvil (as the harness installs it) instead;
  * `--warm N` sends each case N more times before measuring (what the same work costs once compiled); `--distinct`
  * makes every request's text differ (an unknown payload key, which the method ignores), so that none is answered
- * from the dispatcher's memo; `--cli FILE` runs another build's bin/devnet.js.
+ * from the dispatcher's memo; `--cli FILE` runs another build's bin/devnet.js; `--requests N` times N requests
+ * per case instead of the harness' 30 (a profile with more samples); `--cases a,b` measures only those cases.
  *
- *   npx tsx bench/simulateCold.ts [--runs 5] [--profile DIR] [--interval 100] [--dump FILE] [--peer anvil]
+ *   npx tsx bench/simulateCold.ts [--runs 5] [--profile DIR] [--interval 100] [--dump FILE] [--peer anvil] [--warm N] [--requests N] [--cases one_call,…]
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -36,6 +37,8 @@ const peer = arg('--peer') ?? 'devnet'
 const warm = Number(arg('--warm') ?? 0)
 const cli = arg('--cli') ?? join(root, 'bin', 'devnet.js')
 const distinct = process.argv.includes('--distinct')
+const requests = Number(arg('--requests') ?? 30)
+const only = arg('--cases')?.split(',')
 
 const artifact = JSON.parse(readFileSync(join(root, '..', 'shared', 'bench', 'contracts', 'build', 'BenchToken.json'), 'utf8')) as { bytecode: Hex; abi: unknown[] }
 const abi = parseAbi(['function transfer(address to, uint256 value) returns (bool)', 'function mint(address to, uint256 value)', 'function balanceOf(address) view returns (uint256)'])
@@ -105,6 +108,7 @@ async function oneRun(run: number) {
     const out: Record<string, { p50: number; cpu: number; main: number }> = {}
     const answers: Record<string, unknown> = {}
     for (const [name, params] of Object.entries(cases)) {
+      if (only && !only.includes(name)) continue
       answers[name] = await call('eth_simulateV1', params)
       for (let i = 0; i < warm; i++) await call('eth_simulateV1', params)
       if (cdp) {
@@ -115,20 +119,20 @@ async function oneRun(run: number) {
       const lat: number[] = []
       const cpu0 = threadsCpuMs(child.pid!)
       const main0 = mainThreadCpuMs(child.pid!)
-      for (let i = 0; i < 30; i++) {
+      for (let i = 0; i < requests; i++) {
         const sent = distinct ? [{ ...(params[0] as object), distinct: i }, ...params.slice(1)] : params
         const t = performance.now()
         await call('eth_simulateV1', sent)
         lat.push(performance.now() - t)
       }
-      const cpu = (threadsCpuMs(child.pid!) - cpu0) / 30
-      const main = (mainThreadCpuMs(child.pid!) - main0) / 30
+      const cpu = (threadsCpuMs(child.pid!) - cpu0) / requests
+      const main = (mainThreadCpuMs(child.pid!) - main0) / requests
       if (cdp) {
         const { profile } = (await cdp.post('Profiler.stop')) as { profile: unknown }
         writeFileSync(join(profileDir!, `${name}-${run}.cpuprofile`), JSON.stringify(profile))
       }
       lat.sort((a, b) => a - b)
-      out[name] = { p50: lat[15]!, cpu, main }
+      out[name] = { p50: lat[requests >> 1]!, cpu, main }
     }
     cdp?.close()
     if (dumpFile) writeFileSync(dumpFile, JSON.stringify(answers, null, 1))

@@ -68,17 +68,47 @@ const activeQueues = [
  * touched is the view's own, so its answer is read once per view root
  * (`idleAtBase`) instead of through the request's journaled state at every
  * simulated block: ten state reads, about a tenth of a one-call simulation.
+ * Once that answer is known it is given at once (a boolean, not a promise):
+ * a simulated block then asks without an await.
  */
-export async function requestQueuesIdle(vm: VM): Promise<boolean> {
+export function requestQueuesIdle(vm: VM): boolean | Promise<boolean> {
   const common = vm.common
   const state = vm.stateManager as MerkleStateManager
-  for (const [eip, param] of activeQueues) {
+  for (let i = 0; i < activeQueues.length; i++) {
+    const [eip, param] = activeQueues[i]!
     if (!common.isActivatedEIP(eip)) continue
-    const address = new Address(bigIntToAddressBytes(common.param(param)))
-    const base = state instanceof ViewStateManager ? state.baseFor(address) : undefined
-    if (!(await (base === undefined ? queueIdle(state, address) : idleAtBase(base, address)))) return false
+    const queue = queueAddressOf(common.param(param))
+    const base = state instanceof ViewStateManager ? state.baseFor(queue.address) : undefined
+    const idle = base === undefined ? queueIdle(state, queue.address) : idleAtBase(base, queue)
+    if (idle === false) return false
+    if (idle !== true) return idle.then((answer) => answer && requestQueuesIdleFrom(vm, i + 1))
   }
   return true
+}
+
+/** requestQueuesIdle for the queues from index `from` on, awaited. */
+async function requestQueuesIdleFrom(vm: VM, from: number): Promise<boolean> {
+  const common = vm.common
+  const state = vm.stateManager as MerkleStateManager
+  for (const [eip, param] of activeQueues.slice(from)) {
+    if (!common.isActivatedEIP(eip)) continue
+    const queue = queueAddressOf(common.param(param))
+    const base = state instanceof ViewStateManager ? state.baseFor(queue.address) : undefined
+    if (!(await (base === undefined ? queueIdle(state, queue.address) : idleAtBase(base, queue)))) return false
+  }
+  return true
+}
+
+/** A queue's address parsed once per parameter value (the parameter is the address as a number), with its hex key. */
+type QueueAddress = { address: EthAddress; key: string }
+const queueAddresses = new Map<bigint, QueueAddress>()
+function queueAddressOf(param: bigint): QueueAddress {
+  let queue = queueAddresses.get(param)
+  if (queue === undefined) {
+    const address = new Address(bigIntToAddressBytes(param))
+    queueAddresses.set(param, (queue = { address, key: address.toString() }))
+  }
+  return queue
 }
 
 /** No account at `address`, or the EIP's queue contract with all four queue slots zero. */
@@ -90,17 +120,26 @@ async function queueIdle(state: MerkleStateManager, address: EthAddress): Promis
   return true
 }
 
-/** queueIdle of a read-only state (a view's reader, whose root never changes), once per state and address. */
-const idleByBase = new WeakMap<MerkleStateManager, Map<string, Promise<boolean>>>()
-function idleAtBase(base: MerkleStateManager, address: EthAddress): Promise<boolean> {
+/**
+ * queueIdle of a read-only state (a view's reader, whose root never changes), once per state and address: the
+ * answer itself once known, the read in flight until then.
+ */
+const idleByBase = new WeakMap<MerkleStateManager, Map<string, boolean | Promise<boolean>>>()
+function idleAtBase(base: MerkleStateManager, queue: QueueAddress): boolean | Promise<boolean> {
   let byAddress = idleByBase.get(base)
   if (byAddress === undefined) idleByBase.set(base, (byAddress = new Map()))
-  const key = address.toString()
+  const { key } = queue
   let idle = byAddress.get(key)
   if (idle === undefined) {
-    byAddress.set(key, (idle = queueIdle(base, address)))
-    // A failed read (an upstream's, on a fork) is not an answer: the next block asks again.
-    idle.catch(() => byAddress.delete(key))
+    const reading = queueIdle(base, queue.address)
+    byAddress.set(key, (idle = reading))
+    reading.then(
+      (answer) => {
+        if (byAddress.get(key) === reading) byAddress.set(key, answer)
+      },
+      // A failed read (an upstream's, on a fork) is not an answer: the next block asks again.
+      () => byAddress.delete(key),
+    )
   }
   return idle
 }

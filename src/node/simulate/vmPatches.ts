@@ -35,7 +35,7 @@ export async function assemble(
   const transactionsTrie = orderedTrieRoot(txs.map((tx) => tx.serialize()), keccak)
   const receiptTrie =
     results.length === 0 ? KECCAK256_RLP : orderedTrieRoot(results.map((r, i) => encodeReceipt(r.receipt, txs[i]!.type)), keccak)
-  const stateRoot = computeStateRoot ? () => state.getStateRoot() : async () => new Uint8Array(32)
+  const stateRoot = computeStateRoot ? () => state.getStateRoot() : new Uint8Array(32)
   const header = await sealBuiltBlock(builder, { transactionsTrie, receiptTrie, stateRoot })
   if (header !== undefined) return new BlockClass(header, txs, [], undefined, { common: header.common })
   Object.assign(builder, { transactionsTrie: async () => transactionsTrie, receiptTrie: async () => receiptTrie })
