@@ -93,9 +93,10 @@ describe('PackedNodeStore with attached tables', () => {
     // locate / readLocated: the walk's way of keeping a node.
     const packed = packedKeyOf(Buffer.from(key(1), 'hex'), 0)
     expect(store.readLocated(store.locate(packed))).toEqual(bytes(9))
-    // forEachLocated: the entries set here (not the table's), each at the place locate gives.
-    const located: [string, number][] = []
-    store.forEachLocated((k, place) => located.push([Buffer.from(k, 'latin1').toString('hex'), place]))
+    // locatedKeys: the keys set here (not the table's) written one after the other, each with the place locate gives.
+    const into = Buffer.alloc(32 * store.sizeBound)
+    const { count, places } = store.locatedKeys(into)
+    const located = Array.from({ length: count }, (_, i) => [into.toString('hex', i * 32, i * 32 + 32), places[i]!] as const)
     expect(located.map(([k]) => k).sort()).toEqual([key(1), key(2)])
     for (const [k, place] of located) expect(place).toBe(store.locate(packedKeyOf(Buffer.from(k, 'hex'), 0)))
     detach()
