@@ -1,5 +1,6 @@
 import { CheckpointDB } from '@ethereumjs/mpt'
 import { MapDB, ValueEncoding, bytesToUnprefixedHex, unprefixedHexToBytes } from '@ethereumjs/util'
+import { PackedNodeStore } from './packedNodeStore.js'
 import { patchActive } from './patches/registry.js'
 import { flat } from './trieStorage.js'
 
@@ -12,6 +13,11 @@ import { flat } from './trieStorage.js'
  * CheckpointDB.batch of puts is MapDB.put per node: Map sets. The same
  * entries are read and written, with the same statistics counted; only the
  * promises of the five async layers per read and two per write are gone.
+ *
+ * A 32-byte key of a PackedNodeStore is looked up and stored by its packed
+ * form (its bytes as a one-byte string) directly: the hex key MapDB gets is
+ * built a character at a time (a rope of 64 cells, ~2 KB, per node read or
+ * written) only for the store to pack it back into those bytes.
  *
  * Anything else (an open checkpoint, a cache, another backing store, a
  * method replaced on the objects, hex storage, stock mode) returns undefined,
@@ -40,10 +46,10 @@ export function syncTrieDb(db: unknown): { get(key: Uint8Array): Uint8Array | un
   if (Object.getPrototypeOf(backing) !== mapProto || Object.hasOwn(backing, 'get') || Object.hasOwn(backing, 'put') || Object.hasOwn(backing, 'batch'))
     return undefined
   const map = c.db._database
+  const packed = map instanceof PackedNodeStore ? map : undefined
   return {
     get(key) {
-      const keyHex = bytesToUnprefixedHex(key)
-      const value = map.get(keyHex)
+      const value = packed !== undefined && key.length === 32 ? packed.getPacked(packedKey(key)) : map.get(bytesToUnprefixedHex(key))
       c._stats.db.reads += 1
       if (value === undefined) return undefined
       c._stats.db.hits += 1
@@ -52,9 +58,13 @@ export function syncTrieDb(db: unknown): { get(key: Uint8Array): Uint8Array | un
     putAll(ops) {
       for (const op of ops) {
         c._stats.db.writes += 1
+        if (packed !== undefined && op.key.length === 32) packed.setPacked(packedKey(op.key), op.value)
         // As MapDB.put, patched to keep its key flat (trieStorage.ts).
-        map.set(flat(bytesToUnprefixedHex(op.key)), op.value)
+        else map.set(flat(bytesToUnprefixedHex(op.key)), op.value)
       }
     },
   }
 }
+
+/** What PackedNodeStore makes of `key`'s hex (packKey): its bytes as a one-byte string. */
+const packedKey = (key: Uint8Array) => String.fromCharCode.apply(null, key as unknown as number[])

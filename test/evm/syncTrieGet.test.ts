@@ -1,9 +1,10 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import { MapDB } from '@ethereumjs/util'
+import { MapDB, ValueEncoding } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { stockEngine } from './installEngine.js'
 import { seededRandom } from './generators.js'
 import { batchUpdate } from '../../src/evm/batchTrieUpdate.js'
+import { PackedNodeStore } from '../../src/evm/packedNodeStore.js'
 import { syncTrieDb } from '../../src/evm/syncTrieDb.js'
 import { getSync, notWalked } from '../../src/evm/syncTrieGet.js'
 
@@ -70,12 +71,17 @@ describe.skipIf(stockEngine)('getSync', () => {
     expect(getSync(trie, Uint8Array.of(1))).toBe(notWalked)
   })
 
-  it('reads and writes the same entries with the same statistics as CheckpointDB and MapDB', async () => {
-    const viaLibrary = new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB() })
+  it.each([
+    ['a Map', () => new Map()],
+    ['a PackedNodeStore (keys by their packed bytes)', () => new PackedNodeStore()],
+  ])('reads and writes the same entries with the same statistics as CheckpointDB and MapDB over %s', async (_, store) => {
+    const viaLibrary = new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB(store() as Map<string, Uint8Array>), valueEncoding: ValueEncoding.Bytes })
     const db = viaLibrary['_db'] as unknown as { get: unknown }
     // Its own `get`: syncTrieDb refuses it, so batchUpdate awaits the library's methods.
     db.get = db.get
-    const viaSync = new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB() })
+    const viaSync = new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB(store() as Map<string, Uint8Array>), valueEncoding: ValueEncoding.Bytes })
+    expect(syncTrieDb(viaSync['_db'])).toBeDefined()
+    expect(syncTrieDb(viaLibrary['_db'])).toBeUndefined()
     const r = seededRandom(17)
     for (let round = 0; round < 20; round++) {
       const changes = Array.from({ length: 1 + r.int(10) }, () => ({ key: r.bytes(32), value: r.bytes(40) }))
@@ -87,5 +93,10 @@ describe.skipIf(stockEngine)('getSync', () => {
     expect(stored(viaSync)).toEqual(stored(viaLibrary))
     const stats = (t: MerklePatriciaTrie) => (t['_db'] as unknown as { stats(reset: boolean): unknown }).stats(false)
     expect(stats(viaSync)).toEqual(stats(viaLibrary))
+    // And every key reads back the same through either trie.
+    for (const [key] of stored(viaLibrary)) {
+      const bytes = Buffer.from(key, 'hex')
+      expect(syncTrieDb(viaSync['_db'])!.get(bytes)).toEqual(await viaLibrary['_db'].get(bytes))
+    }
   })
 })
