@@ -2,7 +2,7 @@
  * A/B of bench/fork.ts's "100 token transfers" row, devnet as a process of its own only: the same upstream (an
  * in-process devnet behind a counting proxy, forked at its head), the CLI of each checkout in `DIRS` (comma list,
  * each with its dist/ built; default this one), alternated for `ROUNDS` (3). Prints per run the wall time and the
- * node process's CPU (/proc, 10 ms ticks) of the 100 transfers, sent and answered one by one, then the last
+ * node process's CPU (/proc, 10 ms ticks; its main thread's from schedstat) of the 100 transfers, sent and answered one by one, then the last
  * receipt polled, as the bench row does; asserts nothing, and wall is noise on a loaded machine.
  *
  *   DIRS=.ab/base,. ROUNDS=4 npx tsx bench/forkRowAB.ts
@@ -16,7 +16,7 @@ import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
 import { startDevnet } from '../src/index.js'
 import { countingProxy, freePort, rpc, waitUp } from './peerProcess.js'
-import { statCpuMs } from './threadCpu.js'
+import { mainThreadCpuMs, statCpuMs } from './threadCpu.js'
 
 const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
 const sign = (nonce: number, to: number, token: `0x${string}`) =>
@@ -48,13 +48,15 @@ for (let round = 0; round < Number(process.env.ROUNDS ?? 3); round++)
     for (let i = 0; i <= 100; i++) await rpc(url, 'eth_getBalance', [cold, 'latest'])
     const nonce = Number(await rpc(url, 'eth_getTransactionCount', [sender.address, 'latest']))
     const cpu0 = statCpuMs(child.pid!)
+    const main0 = mainThreadCpuMs(child.pid!)
     const t = performance.now()
     let last = ''
     for (let i = 0; i < 100; i++) last = await rpc<string>(url, 'eth_sendRawTransaction', [await sign(nonce + i, i + 1, token)])
     while ((await rpc(url, 'eth_getTransactionReceipt', [last])) === null) await new Promise((r) => setTimeout(r, 1))
     const wall = performance.now() - t
     const cpu = statCpuMs(child.pid!) - cpu0
-    console.log(`${dir}: wall ${wall.toFixed(0)} ms, CPU ${cpu} ms, load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`)
+    const main = mainThreadCpuMs(child.pid!) - main0
+    console.log(`${dir}: wall ${wall.toFixed(0)} ms, CPU ${cpu} ms (main thread ${main.toFixed(0)} ms), load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`)
     await new Promise((r) => child.once('exit', r).kill('SIGTERM'))
     rmSync(cacheDir, { recursive: true, force: true })
   }

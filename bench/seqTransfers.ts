@@ -2,7 +2,7 @@
  * Profiling aid: N ERC-20 transfers sent one at a time against `devnet start --mining auto` (a process of its own),
  * each waiting for its receipt (one transaction per sealed block). Prints the node's CPU per transfer (/proc, 10 ms
  * ticks; the main thread's share beside it, and `THREADS=1` prints each thread's). `WARMUP` (20) transfers first; `WARMUP=0` measures a fresh node's first ones. `PIPE=1` awaits each send and
- * polls only for the last receipt, as bench/fork.ts does. `FORK=1` forks a plain devnet process. `DEVNET_PROF=dir` runs the node under `--cpu-prof` into dir. `DEVNET_FROM_SOURCE=1` runs the source.
+ * polls only for the last receipt, as bench/fork.ts does. `FORK=1` forks a plain devnet process. `DEVNET_PROF=dir` runs the node under `--cpu-prof` into dir; `PERF=file` records it with perf (bench/perfSplit.ts). `DEVNET_FROM_SOURCE=1` runs the source.
  */
 import { spawn } from 'node:child_process'
 import { readFileSync, readdirSync } from 'node:fs'
@@ -31,7 +31,7 @@ if (process.env.FORK) {
 }
 const port = await freePort()
 const prof = process.env.DEVNET_PROF
-const args = [...(process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(' ') : []), ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'bin/devnet.js', 'start', '--mining', 'auto', '--port', String(port), ...forkArgs, ...(process.env.DEVNET_ARGS ? process.env.DEVNET_ARGS.split(' ') : [])]
+const args = [...(process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(' ') : []), ...(process.env.PERF ? ['--perf-basic-prof'] : []), ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'bin/devnet.js', 'start', '--mining', 'auto', '--port', String(port), ...forkArgs, ...(process.env.DEVNET_ARGS ? process.env.DEVNET_ARGS.split(' ') : [])]
 const child = spawn(process.execPath, args, { cwd: root, stdio: 'ignore' })
 const url = new URL(`http://127.0.0.1:${port}`)
 await waitUp(url.href)
@@ -75,6 +75,11 @@ const threads = () => {
   return byName
 }
 const threads0 = threads()
+// PERF=file: perf record (CPU-clock samples, all threads) of the node over the measured transfers; the node runs with
+// --perf-basic-prof so its JS frames are named (bench/perfSplit.ts reads the result).
+const perfFile = process.env.PERF
+const perf = perfFile ? spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', process.env.PERF_HZ ?? '4999', '-g', '-p', String(child.pid), '-o', perfFile], { stdio: 'ignore' }) : undefined
+if (perf) await new Promise((r) => setTimeout(r, 500))
 const [mu0, ms0] = cpuOf(child.pid!, true)
 const t0 = performance.now()
 const h0 = process.hrtime.bigint() / 1000n
@@ -83,6 +88,7 @@ const h1 = process.hrtime.bigint() / 1000n
 const wall = performance.now() - t0
 const [u1, s1] = cpuOf(child.pid!)
 const [mu1, ms1] = cpuOf(child.pid!, true)
+if (perf) await new Promise((r) => perf.once('exit', r).kill('SIGINT'))
 const cpu = u1 - u0 + s1 - s0
 console.log(`${n} sequential transfers: node CPU ${cpu.toFixed(0)} ms (user ${u1 - u0}, sys ${s1 - s0}; ${(cpu / n).toFixed(2)} ms/transfer; main thread ${mu1 - mu0 + ms1 - ms0} ms), wall ${wall.toFixed(0)} ms (${(wall / n).toFixed(2)} ms/transfer)${prof ? `; window ${h0} ${h1}` : ''}`)
 if (process.env.THREADS) for (const [name, ms] of threads()) console.log(`  thread ${name}: ${ms - (threads0.get(name) ?? 0)} ms`)

@@ -1,5 +1,6 @@
 import { CheckpointDB, MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { ValueEncoding, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
+import { getSync, notWalked } from './syncTrieGet.js'
 import { flat } from './trieStorage.js'
 
 /*
@@ -61,12 +62,14 @@ export function applyTrieReadMemo() {
       `${opts.keyPrefix ? bytesToUnprefixedHex(opts.keyPrefix) : ''}:${bytesToUnprefixedHex(key)}`
     const known = memo.get(id)
     if (known !== undefined) return known
-    let value: Uint8Array | null
-    try {
-      value = await original.call(this, key, true)
-    } catch {
-      return original.call(this, key, throwIfMissing)
-    }
+    // One synchronous walk when the database allows it (syncTrieGet.ts); else the library's.
+    let value = getSync(this, key)
+    if (value === notWalked)
+      try {
+        value = await original.call(this, key, true)
+      } catch {
+        return original.call(this, key, throwIfMissing)
+      }
     if (memo.size >= maxEntries) memo.delete(memo.keys().next().value!)
     // Kept as a key: flattened, or its ~130 cons cells would be kept too (trieStorage.ts).
     memo.set(flat(id), value)
