@@ -1,5 +1,4 @@
 import type http from 'node:http'
-import { createRequire } from 'node:module'
 import net, { type AddressInfo, type Socket } from 'node:net'
 import type { Dispatcher } from '../rpc/dispatch.js'
 import { type FastPathOptions, type PostAnswer, serveFast } from './fastHttp.js'
@@ -247,9 +246,12 @@ export async function listen(app: HttpApp, options: ServerOptions & { timeouts?:
   }
 }
 
-/** node:http's server for `app`, loaded when first needed. */
+/**
+ * node:http's server for `app`, loaded when first needed (process.getBuiltinModule rather than a createRequire,
+ * which would load node:module's public face before the front listens: the ES module loader with it).
+ */
 function httpServer(app: HttpApp, timeouts: RequestTimeouts): http.Server {
-  const { createServer } = createRequire(import.meta.url)('node:http') as typeof http
+  const { createServer } = process.getBuiltinModule('node:http')
   const server = createServer(
     { noDelay: true, headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs },
     app,
