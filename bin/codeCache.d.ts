@@ -6,3 +6,5 @@ export function runWithCodeCache(file: string): void
 export const scriptHead: string
 /** How the build ends each bundle's text. */
 export const scriptTail: string
+/** Compiles the CLI bundle at `file` with its code cache, both read off the main thread; resolves with the function that runs it. */
+export function compileWithCodeCacheLater(file: string): Promise<() => unknown>

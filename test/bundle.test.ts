@@ -66,10 +66,13 @@ beforeAll(() => {
       "import fs from 'node:fs'",
       "import net from 'node:net'",
       "import Module from 'node:module'",
-      // bin/codeCache.js, imported below, takes node:fs's readFileSync when it loads: this one.
+      // bin/codeCache.js, imported below, takes node:fs's readFileSync and readFile when it loads: these.
       'const reads = []',
       'const readFileSync = fs.readFileSync',
       'fs.readFileSync = function (file, ...rest) { reads.push(String(file)); return readFileSync.call(this, file, ...rest) }',
+      // The front reads the CLI bundle with readFile (off the main thread): that one too.
+      'const readFile = fs.readFile',
+      'fs.readFile = function (file, ...rest) { reads.push(String(file)); return readFile.call(this, file, ...rest) }',
       "const front = () => JSON.stringify({ http: process.moduleLoadList.includes('NativeModule http'), cli: reads.some((f) => f.endsWith('cli.cjs')) })",
       'const packages = () => [...new Set(Object.keys(Module._cache).map((f) => /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(f)?.[1]).filter(Boolean))]',
       // net.Server: the HTTP server's socket is a plain net.Server that hands connections to node:http (src/server/fastHttp.ts).
