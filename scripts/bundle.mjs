@@ -46,6 +46,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import { runCodeCacheWorkload } from './codeCacheWorkload.mjs'
 import { checkEnginePatches, evmInternalsPlugin, lazyBigIntCachePlugin, runtimeExternals } from './engineBundle.mjs'
+import codeCacheScript from '../bin/codeCache.js'
+
+const { scriptHead, scriptTail } = codeCacheScript
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const outdirFlag = process.argv.indexOf('--outdir')
@@ -77,7 +80,9 @@ const result = await build({
   external: [...runtimeExternals, 'solc', 'esbuild'],
   // The sources' createRequire(import.meta.url) and new URL('../../package.json', import.meta.url) mean this file.
   define: { 'import.meta.url': '__devnetImportMetaUrl', DEVNET_FINGERPRINTS_CHECKED_AT_BUILD: 'true' },
-  banner: { js: "'use strict';\nconst __devnetImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // Each bundle is written as its own CommonJS wrapper (bin/codeCache.js compiles the text as read, no copy made).
+  banner: { js: `${scriptHead}'use strict';\nconst __devnetImportMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
+  footer: { js: scriptTail },
   // The engine's build patches (src/evm/patches/registry.ts, scope `build`): the library's engine does not take them.
   plugins: [evmInternalsPlugin(root), lazyBigIntCachePlugin()],
   sourcemap: 'linked',

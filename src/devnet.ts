@@ -41,7 +41,7 @@ export async function createDevnetFromConfig(config: DevnetConfig): Promise<Devn
  */
 export async function serveDevnet(
   config: DevnetConfig,
-  server: { server: Server; url: string; port: number; close(): Promise<void> },
+  server: { server: Server; withServer(use: (server: Server) => void): void; url: string; port: number; close(): Promise<void> },
   heldUpgrades: () => [request: unknown, socket: Duplex, head: Buffer][],
   firstReads?: FirstReads,
 ): Promise<{ started: StartedDevnet; dispatcher: Dispatcher; routes: StaticRoutes | undefined }> {
@@ -51,9 +51,14 @@ export async function serveDevnet(
   // The live page (`ui`, on by default): routes only; nothing listens to the node until a browser subscribes.
   const routes = holder.config.ui ? (await import('./ui/serve.js')).createPageRoutes() : undefined
   const attach = (await import('./server/ws.js').catch(() => undefined))?.attachWebSocket
-  // WebSocket requests and open subscriptions follow a re-fork (anvil_reset with forking) to the new node.
-  const ws = attach?.(server.server, dispatcher, () => holder.node, { refork: reforker(holder) })
+  // WebSocket requests and open subscriptions follow a re-fork (anvil_reset with forking) to the new node. Attached
+  // when node:http's server is made (an upgrade comes through it), which a start without one never makes.
+  let ws: ReturnType<NonNullable<typeof attach>> | undefined
+  server.withServer((http) => {
+    ws = attach?.(http, dispatcher, () => holder.node, { refork: reforker(holder) })
+  })
   holder.reforked = () => ws?.rebind()
+  // (Upgrades were held only if node:http's server was made: `ws` is attached to it by now, unless ws failed to load.)
   for (const [request, socket, head] of heldUpgrades()) {
     if (ws) server.server.emit('upgrade', request, socket, head)
     else socket.destroy()

@@ -3,12 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
-import Module from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import vm from 'node:vm'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { codeCacheFile } from '../bin/codeCache.js'
+import { codeCacheFile, scriptHead } from '../bin/codeCache.js'
 import { startDevnet } from '../src/index.js'
 
 // The CLI bundle that `npm run build` / `prepare` write to dist/bundle/ (with its V8 code cache) and bin/devnet.js runs
@@ -45,9 +44,12 @@ const rpc = async (url: string, method: string, params: unknown[] = []) => {
   return (await response.json()) as { result?: unknown; error?: { code: number; message: string } }
 }
 
-/** Whether V8 takes `cachedData` for the bundle, compiled the way bin/codeCache.js compiles it. */
-const accepted = (cachedData: Buffer) =>
-  !new vm.Script(Module.wrap(readFileSync(cli, 'utf8')), { filename: cli, cachedData }).cachedDataRejected
+/** Whether V8 takes `cachedData` for the bundle, compiled the way bin/codeCache.js compiles it: its text as read, its own wrapper. */
+const accepted = (cachedData: Buffer) => {
+  const text = readFileSync(cli, 'latin1')
+  expect(text.startsWith(scriptHead)).toBe(true)
+  return !new vm.Script(text, { filename: cli, cachedData }).cachedDataRejected
+}
 
 /** What the build printed (stdout and stderr). */
 let buildOutput = ''
@@ -64,10 +66,13 @@ beforeAll(() => {
       "import fs from 'node:fs'",
       "import net from 'node:net'",
       "import Module from 'node:module'",
-      // bin/codeCache.js, imported below, takes node:fs's readFileSync when it loads: this one.
+      // bin/codeCache.js, imported below, takes node:fs's readFileSync and readFile when it loads: these.
       'const reads = []',
       'const readFileSync = fs.readFileSync',
       'fs.readFileSync = function (file, ...rest) { reads.push(String(file)); return readFileSync.call(this, file, ...rest) }',
+      // The front reads the CLI bundle with readFile (off the main thread): that one too.
+      'const readFile = fs.readFile',
+      'fs.readFile = function (file, ...rest) { reads.push(String(file)); return readFile.call(this, file, ...rest) }',
       "const front = () => JSON.stringify({ http: process.moduleLoadList.includes('NativeModule http'), cli: reads.some((f) => f.endsWith('cli.cjs')) })",
       'const packages = () => [...new Set(Object.keys(Module._cache).map((f) => /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(f)?.[1]).filter(Boolean))]',
       // net.Server: the HTTP server's socket is a plain net.Server that hands connections to node:http (src/server/fastHttp.ts).

@@ -24,12 +24,13 @@ import type { runCli } from './run.js'
  * use, x402, a fixture) opens nothing here: the whole CLI starts from the arguments
  * alone, as it would without this script, and prints what it prints.
  */
-export async function runFront(argv: string[], compileCli: () => () => { runCli: typeof runCli }): Promise<void> {
+export async function runFront(argv: string[], compileCli: () => Promise<() => { runCli: typeof runCli }>): Promise<void> {
   const listening = await listenEarly(argv)
   // Compiling the CLI, evaluating it and starting the node each keep the main thread for several milliseconds: a
   // request that reached the socket meanwhile is answered between them, after a few turns of the event loop.
   if (listening) await turns()
-  const evaluate = compileCli()
+  // Read off the main thread (bin/codeCache.js): a request that comes meanwhile is answered before the compile.
+  const evaluate = await compileCli()
   if (listening) await turns()
   const cli = evaluate()
   if (listening) await turns()

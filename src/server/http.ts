@@ -1,5 +1,4 @@
 import type http from 'node:http'
-import { createRequire } from 'node:module'
 import net, { type AddressInfo, type Socket } from 'node:net'
 import type { Dispatcher } from '../rpc/dispatch.js'
 import { type FastPathOptions, type PostAnswer, serveFast } from './fastHttp.js'
@@ -191,20 +190,39 @@ export function createHttpApp(
  * fast path (fastHttp.ts) and move to node:http (`server`, where WebSockets
  * attach) at the first request it does not take. That server never listens
  * itself, and node:http tracks connections for its header and request
- * timeouts only from its 'listening' event on: it gets that event here, so
- * the connections it is handed keep node:http's slowloris protection (the
- * fast path applies the same limits itself).
+ * timeouts only from its 'listening' event on: it gets that event when it is
+ * made, so the connections it is handed keep node:http's slowloris
+ * protection (the fast path applies the same limits itself).
+ *
+ * With the fast path, node:http (~3 ms of CPU of loading in a cold process)
+ * is loaded when first needed: at the first connection handed to it, or when
+ * `server` is read. `withServer` runs a function on that server once it is
+ * made (at once if it is), without making it: a start whose clients only
+ * POST JSON-RPC (the first eth_chainId, a fork's reads) never loads node:http
+ * for its server.
  */
 export async function listen(app: HttpApp, options: ServerOptions & { timeouts?: RequestTimeouts | undefined }) {
   const timeouts = options.timeouts ?? defaultTimeouts
   const fast = app.fast
   const sockets = new Set<Socket>()
   let server: http.Server | undefined
+  let waiting: ((server: http.Server) => void)[] = []
+  /** node:http's server, made now if it was not. */
+  const nodeServer = (): http.Server => {
+    if (server) return server
+    const made = (server = httpServer(app, timeouts))
+    // Starts node:http's connection tracking and its timeout checks (an unref'd interval; server.close() stops it).
+    made.emit('listening')
+    const hooks = waiting
+    waiting = []
+    for (const hook of hooks) hook(made)
+    return made
+  }
   const handOff = (socket: Socket, unread: Buffer | undefined) => {
     // Paused while node:http takes over: no byte is read before its parser listens.
     socket.pause()
     if (unread) socket.unshift(unread)
-    server!.emit('connection', socket)
+    nodeServer().emit('connection', socket)
     process.nextTick(() => socket.resume())
   }
   const listener = fast
@@ -218,38 +236,46 @@ export async function listen(app: HttpApp, options: ServerOptions & { timeouts?:
     listener.once('error', reject)
     listener.listen(options.port, options.host, () => resolve())
   })
-  // With the fast path, node:http (~2 ms of loading in a cold process) comes once the socket is bound: a client
-  // connecting meanwhile is accepted by the kernel and answered when this is done, where before it was refused.
-  // Nothing reads a connection before this function returns (that takes a turn of the event loop).
-  if (!server) {
-    server = httpServer(app, timeouts)
-    // Starts node:http's connection tracking and its timeout checks (an unref'd interval; server.close() stops it).
-    server.emit('listening')
-  }
   const { port } = listener.address() as AddressInfo
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   return {
-    server,
+    /** node:http's server (made on this first read when the fast path has not needed it yet). */
+    get server(): http.Server {
+      return nodeServer()
+    },
+    /** Runs `use` on node:http's server once it is made (at once if it is), without making it. */
+    withServer(use: (server: http.Server) => void): void {
+      if (server) use(server)
+      else waiting.push(use)
+    },
     port,
     url: `http://${host}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         // Every connection, handed off or not (node:http tracks only the connections it accepted itself).
         for (const socket of sockets) socket.destroy()
-        server.closeAllConnections?.()
-        if (listener === server) server.close(() => resolve())
-        else {
+        waiting = []
+        if (listener === server) {
+          server.closeAllConnections?.()
+          server.close(() => resolve())
+          return
+        }
+        if (server) {
+          server.closeAllConnections?.()
           // node:http's timeout checks stop with its close, which reports (harmlessly) that it never listened.
           server.close(() => {})
-          listener.close(() => resolve())
         }
+        listener.close(() => resolve())
       }),
   }
 }
 
-/** node:http's server for `app`, loaded when first needed. */
+/**
+ * node:http's server for `app`, loaded when first needed (process.getBuiltinModule rather than a createRequire,
+ * which would load node:module's public face before the front listens: the ES module loader with it).
+ */
 function httpServer(app: HttpApp, timeouts: RequestTimeouts): http.Server {
-  const { createServer } = createRequire(import.meta.url)('node:http') as typeof http
+  const { createServer } = process.getBuiltinModule('node:http')
   const server = createServer(
     { noDelay: true, headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs },
     app,

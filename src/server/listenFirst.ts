@@ -57,13 +57,18 @@ export async function listenFirst(config: DevnetConfig): Promise<Listening> {
     socket.on('error', () => socket.destroy())
     held.push([request, socket, head])
   }
-  server.server.on('upgrade', hold)
+  // On node:http's server once it is made (an upgrade comes through it): a start loads it only when needed.
+  let holding = true
+  server.withServer((http) => {
+    if (holding) http.on('upgrade', hold)
+  })
   return {
     config,
     server,
     firstReads,
     takeHeldUpgrades() {
-      server.server.off('upgrade', hold)
+      holding = false
+      server.withServer((http) => http.off('upgrade', hold))
       return held.splice(0)
     },
     serve: (served) => settle.resolve(served),
