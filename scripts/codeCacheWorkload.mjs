@@ -135,3 +135,51 @@ export async function runCodeCacheWorkload(url) {
   }
   return id
 }
+
+/**
+ * The fork pass's requests (scripts/bundle.mjs): sent to a devnet started with `--mining auto` and `--fork-url` of
+ * another devnet (default mnemonic, chain id and token), so the caches also hold a fork's first reads of the
+ * upstream (accounts, code, storage through the fork's cache) and auto mining's seal of each transaction, which the
+ * manual-mining workload above never runs. Rejects on the first error answer; returns how many requests it sent.
+ */
+export async function runForkCodeCacheWorkload(url) {
+  let id = 0
+  const call = async (method, params = []) => {
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
+    const body = await response.json()
+    if (body.error) throw new Error(`${method}: ${body.error.message}`)
+    return body.result
+  }
+  const mnemonic = 'test test test test test test test test test test test junk'
+  const [alice, bob] = [0, 1].map((addressIndex) => mnemonicToAccount(mnemonic, { addressIndex }))
+  const chainId = Number(await call('eth_chainId'))
+  await call('eth_blockNumber')
+  // Cold reads (fetched from the upstream), then the same ones again (the fork's cache).
+  for (let i = 0; i < 2; i++) {
+    await call('eth_getBalance', [label('fork-cold'), 'latest'])
+    await call('eth_getCode', [token, 'latest'])
+    await call('eth_getStorageAt', [token, '0x0', 'latest'])
+    await call('eth_call', [{ to: token, data: encodeFunctionData({ abi, functionName: 'balanceOf', args: [bob.address] }) }, 'latest'])
+  }
+  // Transactions under auto mining: each is sealed as it arrives.
+  let nonce = Number(await call('eth_getTransactionCount', [alice.address, 'latest']))
+  let last
+  for (let i = 0; i < 20; i++) {
+    const tx = i % 4 === 3
+      ? { to: label(`fork-eth-${i}`), value: 10n ** 9n, gas: 21_000n }
+      : { to: token, data: encodeFunctionData({ abi, functionName: 'transfer', args: [label(`fork-token-${i}`), 1n] }), gas: 100_000n }
+    last = await call('eth_sendRawTransaction', [await alice.signTransaction({ type: 'eip1559', chainId, nonce: nonce++, value: 0n, ...fees, ...tx })])
+  }
+  await call('eth_sendTransaction', [{ from: bob.address, to: label('fork-unsigned'), value: toHex(1n) }])
+  for (;;) {
+    const got = await call('eth_getTransactionReceipt', [last])
+    if (got) {
+      if (got.status !== '0x1') throw new Error(`transaction ${last}: receipt ${JSON.stringify(got)}`)
+      break
+    }
+    await new Promise((r) => setTimeout(r, 2))
+  }
+  await call('eth_getBlockByNumber', ['latest', false])
+  await call('eth_getLogs', [{ fromBlock: 'latest', toBlock: 'latest', address: token, topics: [TRANSFER_TOPIC] }])
+  return id
+}
