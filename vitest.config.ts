@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import LongFirstSequencer from './test/longFirstSequencer.js'
 
 export default defineConfig({
   resolve: {
@@ -16,6 +18,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // vitest's default for `run` is cores - 1: one worker on a 2-core machine,
+    // so the whole suite ran file after file while much of it waits on spawned
+    // CLIs, sockets and the disk. At least two workers; the default above that.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: LongFirstSequencer },
     // CLI tests spawn bin/devnet.js: run the source, never a stale dist/.
     env: { DEVNET_FROM_SOURCE: '1' },
   },
