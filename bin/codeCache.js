@@ -4,8 +4,7 @@
 //
 // The caches are made at build time (scripts/bundle.mjs starts the CLI once with DEVNET_CODE_CACHE_WRITE=1, sends it
 // an eth_chainId and the requests of scripts/codeCacheWorkload.mjs, and has it save what each script compiled, so the
-// functions of a fresh node's first transactions, calls and simulations come compiled too; then starts it again from
-// those caches as a fork of another devnet with auto mining, and saves again) and live beside the bundles, named by the bundle's length
+// functions of a fresh node's first transactions, calls and simulations come compiled too) and live beside the bundles, named by the bundle's length
 // and the Node version that made it: another Node finds no file, and V8 itself refuses data from other V8 flags
 // (`cachedDataRejected`); either way the bundle is compiled as usual. Nothing is written at run time. The name holds
 // no hash of the bundle's text: hashing means loading node:crypto (~3 ms) before the front listens, and the build
@@ -87,14 +86,7 @@ function compile(file, bundle, cachedData) {
   // pages a start). Another text (a bundle of an older build) is wrapped here.
   const source = text.startsWith(scriptHead) ? text : Module.wrap(text)
   const script = new vm.Script(source, { filename: file, cachedData })
-  if (process.env.DEVNET_CODE_CACHE_WRITE === '1') {
-    // The build's second run starts from the first run's caches: one V8 refused would be saved without them.
-    if (cachedData && script.cachedDataRejected) {
-      process.stderr.write(`${cacheFile}: V8 rejected the code cache; not saving over it\n`)
-      process.exit(3)
-    }
-    saveWhenTold(script, cacheFile)
-  }
+  if (process.env.DEVNET_CODE_CACHE_WRITE === '1') saveWhenTold(script, cacheFile)
 
   return () => {
     const module = new Module(file)

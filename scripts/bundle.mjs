@@ -40,12 +40,11 @@
  * its root as dist/bundle/ does, so node_modules and package.json are found.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
-import { runCodeCacheWorkload, runForkCodeCacheWorkload } from './codeCacheWorkload.mjs'
+import { runCodeCacheWorkload } from './codeCacheWorkload.mjs'
 import { checkEnginePatches, evmInternalsPlugin, lazyBigIntCachePlugin, runtimeExternals } from './engineBundle.mjs'
 import codeCacheScript from '../bin/codeCache.js'
 
@@ -122,78 +121,26 @@ for (const file of frontInputs.filter((f) => frontForkReads.test(f))) {
 }
 
 /**
- * V8's code caches for the bundles (bin/codeCache.js), made in two runs of
- * the CLI from them, as bin/devnet.js starts it, on 127.0.0.1:
- * - `devnet start --port 0 --mining manual`: one eth_chainId, then the
- *   requests of scripts/codeCacheWorkload.mjs (transactions, a seal, calls,
- *   logs, simulations); it saves the code it compiled of each script: what a
- *   start compiles and what a fresh node's first requests of each kind
- *   compile;
- * - then, started with those caches, `--mining auto --fork-url` of a third
- *   devnet (a plain start of the same bundles, the upstream): a fork's first
- *   reads and auto mining's seal of each transaction
- *   (runForkCodeCacheWorkload); it saves again, what it was given (the first
- *   run's functions, deserialized compiled) and what it compiled.
- * Optional: when the first run fails (no loopback, a slow machine), the build
- * goes on and the CLI compiles at each start; when only a workload fails, the
- * build warns and saves what was compiled; when the fork run fails, the first
- * run's caches stay.
+ * V8's code caches for the bundles (bin/codeCache.js): the CLI is started
+ * once from them (`devnet start --port 0 --mining manual`, on 127.0.0.1) as
+ * bin/devnet.js starts it, answers one eth_chainId, then the requests of
+ * scripts/codeCacheWorkload.mjs (transactions, a seal, calls, logs,
+ * simulations), and saves the code it compiled of each script: what a
+ * start compiles and what a fresh node's first requests of each kind
+ * compile. Optional: when this fails (no loopback, a slow machine), the
+ * build goes on and the CLI compiles at each start; when only the workload
+ * fails, the build warns and saves what was compiled.
  */
 async function makeCodeCache(dir) {
-  try {
-    await cachePass(dir, ['--mining', 'manual'], async (url) => {
-      if (!cacheWorkload) return
-      const requests = await runCodeCacheWorkload(url)
-      console.log(`bundle: code-cache workload, ${requests} requests`)
-    })
-  } catch (error) {
-    console.warn(`bundle: no V8 code cache (${error.message}); the CLI works, it compiles at each start`)
-    return
-  }
-  if (cacheWorkload) {
-    const forkCache = mkdtempSync(join(tmpdir(), 'devnet-code-cache-fork-'))
-    let upstream
-    try {
-      upstream = await startCli(dir, ['start', '--port', '0', '--mining', 'manual', '--quiet', '--no-ui'], {})
-      const head = await rpc(upstream.url, 'eth_blockNumber')
-      const args = ['--mining', 'auto', '--fork-url', upstream.url, '--fork-block', String(Number(head)), '--fork-cache', forkCache]
-      await cachePass(dir, args, async (url) => {
-        const requests = await runForkCodeCacheWorkload(url)
-        console.log(`bundle: code-cache fork workload, ${requests} requests`)
-      })
-    } catch (error) {
-      console.warn(`bundle: the code cache's fork run failed (${error.message}); the caches hold the first run's code`)
-    } finally {
-      upstream?.child.kill('SIGKILL')
-      rmSync(forkCache, { recursive: true, force: true })
-    }
-  }
-  const { codeCacheFile } = await import(pathToFileURL(join(root, 'bin', 'codeCache.js')).href)
-  for (const name of ['front.cjs', 'cli.cjs']) {
-    const out = codeCacheFile(join(dir, name), readFileSync(join(dir, name)))
-    console.log(`bundle: ${relative(root, out)}, ${(statSync(out).size / 1024).toFixed(0)} KiB of V8 code cache (${process.version})`)
-  }
-}
-
-/** One JSON-RPC request; rejects on an HTTP or JSON-RPC error. */
-async function rpc(url, method, params = []) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
-  if (!response.ok) throw new Error(`${method} answered HTTP ${response.status}`)
-  const body = await response.json()
-  if (body.error) throw new Error(`${method}: ${body.error.message}`)
-  return body.result
-}
-
-/** Starts the CLI of the bundles in `dir` with `argv` (and `env` over ours) as bin/devnet.js would; resolves once it listens. */
-async function startCli(dir, argv, env) {
   const codeCache = pathToFileURL(join(root, 'bin', 'codeCache.js')).href
   const launcher = `import { runCliBundles } from ${JSON.stringify(codeCache)}; runCliBundles(${JSON.stringify(dir)}, process.argv.slice(2))`
-  const child = spawn(process.execPath, ['--input-type=module', '-e', launcher, ...argv], {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', launcher, 'start', '--port', '0', '--mining', 'manual', '--quiet'], {
     cwd: root,
-    env: { ...process.env, DEVNET_FROM_SOURCE: '', ...env },
+    env: { ...process.env, DEVNET_CODE_CACHE_WRITE: '1', DEVNET_FROM_SOURCE: '' },
     stdio: ['pipe', 'pipe', 'inherit'],
   })
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
   try {
     let stdout = ''
     const url = await new Promise((resolve, reject) => {
@@ -204,33 +151,28 @@ async function startCli(dir, argv, env) {
       })
       exited.then((code) => reject(new Error(`exited with ${code} before listening`)))
     })
-    return { child, exited, url }
-  } catch (error) {
-    child.kill('SIGKILL')
-    throw error
-  }
-}
-
-/**
- * One run of the CLI that saves the caches (DEVNET_CODE_CACHE_WRITE): started with `start --port 0 --quiet` and
- * `args`, sent an eth_chainId and `workload(url)` (whose failure only warns), then told to save and exit.
- */
-async function cachePass(dir, args, workload) {
-  const { child, exited, url } = await startCli(dir, ['start', '--port', '0', '--quiet', ...args], { DEVNET_CODE_CACHE_WRITE: '1' })
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-  try {
-    await rpc(url, 'eth_chainId')
-    try {
-      await workload(url)
-    } catch (error) {
-      console.warn(`bundle: the code-cache workload failed (${error.message}); the caches hold what compiled up to there`)
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })
+    if (!response.ok) throw new Error(`eth_chainId answered HTTP ${response.status}`)
+    await response.text()
+    if (cacheWorkload) {
+      try {
+        const requests = await runCodeCacheWorkload(url)
+        console.log(`bundle: code-cache workload, ${requests} requests`)
+      } catch (error) {
+        console.warn(`bundle: the code-cache workload failed (${error.message}); the caches hold what compiled up to there`)
+      }
     }
     child.stdin.end()
     const code = await exited
     if (code !== 0) throw new Error(`exited with ${code}`)
+    const { codeCacheFile } = await import(codeCache)
+    for (const name of ['front.cjs', 'cli.cjs']) {
+      const out = codeCacheFile(join(dir, name), readFileSync(join(dir, name)))
+      console.log(`bundle: ${relative(root, out)}, ${(statSync(out).size / 1024).toFixed(0)} KiB of V8 code cache (${process.version})`)
+    }
   } catch (error) {
     child.kill('SIGKILL')
-    throw error
+    console.warn(`bundle: no V8 code cache (${error.message}); the CLI works, it compiles at each start`)
   } finally {
     clearTimeout(timer)
   }
