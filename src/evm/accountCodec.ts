@@ -1,3 +1,5 @@
+import { digitOf as hexValue } from './hexKeys.js'
+
 /*
  * The RLP of a state account, [nonce, balance, storageRoot, codeHash],
  * written straight into one array. Account.serialize (ethereumjs) builds it
@@ -5,13 +7,6 @@
  * per item, two concatenations); the account cache serializes on every
  * putAccount, five or six times per ETH transfer.
  */
-
-const hexValue = new Int8Array(128).fill(-1)
-for (let i = 0; i < 10; i++) hexValue[48 + i] = i
-for (let i = 0; i < 6; i++) {
-  hexValue[97 + i] = 10 + i
-  hexValue[65 + i] = 10 + i
-}
 
 // byteLength then writeInteger ask for the hex of the same large integer: formatted once.
 let lastLarge = -1n
@@ -25,7 +20,7 @@ function hexOf(value: bigint): string {
 }
 
 /** Bytes of `value`'s big-endian form without leading zeroes (0 has none). */
-function byteLength(value: bigint): number {
+export function byteLength(value: bigint): number {
   if (value < 0x20000000000000n) {
     let n = Number(value)
     let length = 0
@@ -39,7 +34,7 @@ function byteLength(value: bigint): number {
 }
 
 /** Writes the RLP of the unsigned integer `value` (`length` bytes) at `at`; returns the next offset. */
-function writeInteger(out: Uint8Array, at: number, value: bigint, length: number): number {
+export function writeInteger(out: Uint8Array, at: number, value: bigint, length: number): number {
   if (length === 0) {
     out[at] = 0x80
     return at + 1
@@ -67,7 +62,7 @@ function writeInteger(out: Uint8Array, at: number, value: bigint, length: number
 }
 
 /** Bytes the RLP of an integer of `length` bytes takes: a byte below 0x80 is its own encoding. */
-function itemLength(value: bigint, length: number): number {
+export function itemLength(value: bigint, length: number): number {
   return length === 1 && value < 0x80n ? 1 : 1 + length
 }
 

@@ -1,7 +1,7 @@
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { syncTrieDb } from './syncTrieDb.js'
-import { decodeNodeItems, encodeBranch } from './trieNodeCodec.js'
+import { decodeStoredNode, encodeBranch } from './trieNodeCodec.js'
 import { hexPrefix, nibbles } from './triePath.js'
 
 /*
@@ -93,7 +93,7 @@ function* load(ref: Ref): Walk<TrieNode> {
   if (Array.isArray(ref)) return fromRaw(ref)
   const bytes = yield ref
   if (!bytes) throw new Error('Missing node in DB')
-  return fromRaw(decodeNodeItems(bytes) ?? (RLP.decode(Uint8Array.from(bytes)) as unknown[]))
+  return fromRaw(decodeStoredNode(bytes))
 }
 
 /** A fresh subtrie holding `entries` (sorted, distinct, all with values), which share their first `depth` nibbles. */

@@ -1,7 +1,9 @@
 import type { Common } from '@ethereumjs/common'
 import { FeeMarket1559Tx, paramsTx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
+import { byteLength, itemLength, writeInteger } from './accountCodec.js'
 import { patchActive } from './patches/registry.js'
+import { prefixSize, writePrefix } from './rlpEncode.js'
 
 /**
  * The EIP-1559 transaction an eth_call runs, built without the library
@@ -77,68 +79,14 @@ export function fastCallTx1559(
   return tx as unknown as FeeMarket1559Tx
 }
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
-
-/** The length of `value`'s minimal big-endian bytes (0 for zero), as bigIntToUnpaddedBytes makes them. */
-function byteLength(value: bigint): number {
-  if (value <= MAX_SAFE) {
-    let n = 0
-    for (let v = Number(value); v > 0; v = Math.floor(v / 256)) n++
-    return n
-  }
-  let n = 0
-  for (let v = value; v > 0n; v >>= 8n) n++
-  return n
-}
-
-const lengthOfLength = (length: number) => (length < 0x100 ? 1 : length < 0x10000 ? 2 : length < 0x1000000 ? 3 : 4)
-
 /** RLP's size of a byte string of `length` bytes whose first byte is `first`. */
-const stringSize = (length: number, first: number) =>
-  length === 1 && first < 0x80 ? 1 : length <= 55 ? 1 + length : 1 + lengthOfLength(length) + length
+const stringSize = (length: number, first: number) => (length === 1 && first < 0x80 ? 1 : prefixSize(length) + length)
 
 /** RLP's size of an integer written as its minimal bytes (zero: the empty string). */
-const integerSize = (value: bigint) => (value < 0x80n ? 1 : 1 + byteLength(value))
-
-/** Writes an RLP length prefix (`short` + length, or `long` + the length's own length, then the length) at `at`. */
-function writeLength(out: Uint8Array, at: number, length: number, short: number, long: number): number {
-  if (length <= 55) {
-    out[at] = short + length
-    return at + 1
-  }
-  const size = lengthOfLength(length)
-  out[at++] = long + size
-  for (let i = size - 1; i >= 0; i--) out[at++] = (length >>> (8 * i)) & 0xff
-  return at
-}
+const integerSize = (value: bigint) => itemLength(value, byteLength(value))
 
 /** Writes an integer as RLP of its minimal big-endian bytes at `at`. */
-function writeInteger(out: Uint8Array, at: number, value: bigint): number {
-  if (value === 0n) {
-    out[at] = 0x80
-    return at + 1
-  }
-  if (value < 0x80n) {
-    out[at] = Number(value)
-    return at + 1
-  }
-  const size = byteLength(value)
-  out[at] = 0x80 + size
-  if (value <= MAX_SAFE) {
-    let v = Number(value)
-    for (let i = size; i >= 1; i--) {
-      out[at + i] = v % 256
-      v = Math.floor(v / 256)
-    }
-  } else {
-    let v = value
-    for (let i = size; i >= 1; i--) {
-      out[at + i] = Number(v & 0xffn)
-      v >>= 8n
-    }
-  }
-  return at + 1 + size
-}
+const writeMinimal = (out: Uint8Array, at: number, value: bigint) => writeInteger(out, at, value, byteLength(value))
 
 /**
  * The EIP-2718 bytes (`0x02 || rlp(fields)`) of an unsigned EIP-1559 call
@@ -161,20 +109,20 @@ export function encodeCallTx1559(tx: FeeMarket1559Tx): Uint8Array | undefined {
   const payload =
     integerSize(chainId) + integerSize(nonce) + integerSize(maxPriorityFeePerGas) + integerSize(maxFeePerGas) +
     integerSize(gasLimit) + 21 + integerSize(value) + stringSize(data.length, data[0] ?? 0) + 1 + 3
-  const out = new Uint8Array(1 + (payload <= 55 ? 1 : 1 + lengthOfLength(payload)) + payload)
+  const out = new Uint8Array(1 + prefixSize(payload) + payload)
   out[0] = 2
-  let at = writeLength(out, 1, payload, 0xc0, 0xf7)
-  at = writeInteger(out, at, chainId)
-  at = writeInteger(out, at, nonce)
-  at = writeInteger(out, at, maxPriorityFeePerGas)
-  at = writeInteger(out, at, maxFeePerGas)
-  at = writeInteger(out, at, gasLimit)
+  let at = writePrefix(out, 1, payload, 0xc0)
+  at = writeMinimal(out, at, chainId)
+  at = writeMinimal(out, at, nonce)
+  at = writeMinimal(out, at, maxPriorityFeePerGas)
+  at = writeMinimal(out, at, maxFeePerGas)
+  at = writeMinimal(out, at, gasLimit)
   out[at++] = 0x80 + 20
   out.set(to, at)
-  at = writeInteger(out, at + 20, value)
+  at = writeMinimal(out, at + 20, value)
   if (data.length === 1 && data[0]! < 0x80) out[at++] = data[0]!
   else {
-    at = writeLength(out, at, data.length, 0x80, 0xb7)
+    at = writePrefix(out, at, data.length, 0x80)
     out.set(data, at)
     at += data.length
   }

@@ -65,7 +65,7 @@ export const hexKey = (bytes: Uint8Array): string => (bytes.length === 20 ? addr
 export const hexOf = (bytes: Uint8Array): `0x${string}` => `0x${hexKey(bytes)}`
 
 /** Each ASCII code's hex digit value, -1 for a code that is not a hex digit. */
-const digitOf = new Int8Array(128).fill(-1)
+export const digitOf = new Int8Array(128).fill(-1)
 for (let i = 0; i < 10; i++) digitOf[48 + i] = i
 for (let i = 0; i < 6; i++) digitOf[65 + i] = digitOf[97 + i] = 10 + i
 

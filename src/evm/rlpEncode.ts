@@ -21,7 +21,7 @@ type Input = Uint8Array | Input[] | string | number | bigint | null | undefined
 const libraryEncode = RLP.encode as (input: Input) => Uint8Array
 
 /** Bytes a length prefix takes for a payload of `length`. */
-const prefixSize = (length: number) => (length < 56 ? 1 : 1 + byteLength(length))
+export const prefixSize = (length: number) => (length < 56 ? 1 : 1 + byteLength(length))
 
 function byteLength(n: number) {
   let bytes = 0
@@ -55,7 +55,8 @@ function payloadSize(list: Input[], others: { map?: Others }) {
   return size
 }
 
-function writePrefix(out: Uint8Array, pos: number, length: number, offset: number): number {
+/** Writes the length prefix of a string (`offset` 0x80) or a list (0xc0) of `length` bytes at `pos`; returns the next offset. */
+export function writePrefix(out: Uint8Array, pos: number, length: number, offset: number): number {
   if (length < 56) {
     out[pos] = offset + length
     return pos + 1

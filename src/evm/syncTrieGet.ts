@@ -1,7 +1,6 @@
-import { RLP } from '@ethereumjs/rlp'
 import { patchActive } from './patches/registry.js'
 import { syncTrieDb } from './syncTrieDb.js'
-import { decodeNodeItems } from './trieNodeCodec.js'
+import { decodeStoredNode } from './trieNodeCodec.js'
 import { nibbles } from './triePath.js'
 
 /*
@@ -42,7 +41,7 @@ export function getSync(trie: unknown, key: Uint8Array): Uint8Array | null | typ
     else {
       const bytes = db.get(t._getDbKey(ref as Uint8Array))
       if (bytes === undefined) return notWalked
-      raw = decodeNodeItems(bytes) ?? (RLP.decode(Uint8Array.from(bytes)) as unknown[])
+      raw = decodeStoredNode(bytes)
     }
     if (raw.length === 17) {
       if (at === path.length) return valueOf(raw[16])

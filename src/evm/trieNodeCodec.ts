@@ -153,5 +153,8 @@ export function applyTrieNodeCodec() {
   trie.__devnetNodeCodec = true
 }
 
+/** A stored node's raw items: the fast decoder's views, else RLP's (the few shapes it leaves to ethereumjs). */
+export const decodeStoredNode = (bytes: Uint8Array): unknown[] => decodeNodeItems(bytes) ?? (RLP.decode(Uint8Array.from(bytes)) as unknown[])
+
 /** ethereumjs's encoding of a node, for tests that compare both. */
 export const referenceEncode = (raw: unknown[]) => RLP.encode(raw as never)
