@@ -270,16 +270,34 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
 
   /** Seals the pending block: ready pool transactions get one last tick, then the layer becomes block N+1. */
   async function seal(): Promise<StoredBlock> {
+    const stored = await appendPending()
+    await startOn(stored)
+    return stored
+  }
+
+  /** The first half of a seal: the pending block (after one last tick) becomes block N+1 on the chain. */
+  async function appendPending(): Promise<StoredBlock> {
     await tick()
     const executed = await preconf.seal()
     const stored = chain.append(executed)
     clock.sealed(stored.block.header.timestamp)
     time.next = undefined
     controls.block.nextBaseFee = undefined
-    await preconf.start(stored, nextTimestamp(stored), { reuseState: true })
-    events.emit('newHead', stored)
     return stored
   }
+
+  /** The second half: the pending block starts on the new head (system writes, its root), then `newHead` goes out. */
+  async function startOn(stored: StoredBlock) {
+    await preconf.start(stored, nextTimestamp(stored), { reuseState: true })
+    events.emit('newHead', stored)
+  }
+
+  /**
+   * Set while an auto seal's second half (startOn) waits to run or runs after
+   * its block was handed to the senders: the dispatcher holds every request
+   * until it resolves, so none sees the head without its pending block.
+   */
+  let settling: Promise<void> | undefined
 
   /**
    * Seals `count` blocks (anvil_mine, hardhat_mine). With an interval, each
@@ -396,15 +414,45 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
   const filters = createFilterStore({ events, chain })
   /** Auto mining: the seal that will include a transaction just admitted (src/node/autoSeal.ts). */
   const autoSeal = createAutoSeal<StoredBlock>({
-    seal: (started) =>
-      queue.run(() => {
-        started()
-        return seal()
-      }),
+    seal: sealAnswerFirst,
     waiting: () => pool.size(),
     senders: (sealed) => sealed.txs.map((tx) => tx.from),
     maxWaitMs: 2,
   })
+
+  /**
+   * An auto seal, queued, in two halves: the senders get the block as soon
+   * as it is on the chain (the returned promise resolves then), and the
+   * pending block's start on it (the next block's system writes and their
+   * trie flush, `newHead`) runs after their answers went out (setImmediate:
+   * after the microtasks that write them), while the client prepares its
+   * next request. The queue job lasts until both halves ran, so the next
+   * write waits as before, and `settling` holds every request that arrives
+   * meanwhile (src/rpc/dispatch.ts). A failure of the second half is logged:
+   * the block it follows is already on the chain and answered.
+   */
+  function sealAnswerFirst(started: () => void): Promise<StoredBlock> {
+    return new Promise<StoredBlock>((resolve, reject) => {
+      const job = queue.run(async () => {
+        started()
+        const stored = await appendPending()
+        let settled!: () => void
+        const done = new Promise<void>((r) => (settled = r))
+        settling = done
+        resolve(stored)
+        await new Promise((r) => setImmediate(r))
+        try {
+          await startOn(stored)
+        } catch (error) {
+          log(`start of block ${stored.number + 1n}: ${(error as Error).stack ?? error}`)
+        } finally {
+          if (settling === done) settling = undefined
+          settled()
+        }
+      })
+      job.catch(reject)
+    })
+  }
 
   const sealer = createSealer({
     mining: config.mining,
@@ -489,12 +537,19 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
         return { hash, sealed: mode.type === 'auto' ? autoSeal.request() : undefined }
       })
     },
-    /** Admits a signed transaction; in auto mode it is pre-confirmed and sealed before this returns. */
-    async submit(tx: TypedTransaction): Promise<Hex> {
+    /**
+     * Admits a signed transaction; in auto mode it is pre-confirmed and sealed
+     * before this returns, and the pending block restarted on its block
+     * unless `answerFirst` (an RPC answer: see `settling`).
+     */
+    async submit(tx: TypedTransaction, options?: { answerFirst?: boolean }): Promise<Hex> {
       const { hash, sealed } = await node.enqueue(tx)
       if (sealed) await sealed
+      if (settling && !options?.answerFirst) await settling
       return hash
     },
+    /** While an auto seal's pending block restarts after its senders were answered: requests wait for it. */
+    settling: () => settling,
     /**
      * Fills, signs and admits under the sender's lock, so sends from one
      * account in flight together take consecutive nonces (geth's AddrLocker);
@@ -505,6 +560,7 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
         node.enqueue(await fillAndSignAs(node, request, options)),
       )
       if (sealed) await sealed
+      if (settling) await settling
       return hash
     },
     async submitAndWait(tx: TypedTransaction, timeoutMs: number) {

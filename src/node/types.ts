@@ -79,10 +79,24 @@ export interface Node {
 
   /** Decodes a raw transaction with the chain's rules. */
   decodeRaw(raw: Uint8Array): TypedTransaction
-  /** Admits a signed transaction; `sealed`, in auto mode, settles when its block is sealed. */
+  /**
+   * Admits a signed transaction; `sealed`, in auto mode, settles when its
+   * block is on the chain (the pending block may still be restarting on it:
+   * `settling`).
+   */
   enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<StoredBlock> | undefined }>
-  /** Admits a signed transaction; in auto mode it is pre-confirmed and sealed before this returns. */
-  submit(tx: TypedTransaction): Promise<Hex>
+  /**
+   * Admits a signed transaction; in auto mode it is pre-confirmed and sealed
+   * before this returns, and the pending block restarted on its block unless
+   * `answerFirst` (then `settling` covers the restart).
+   */
+  submit(tx: TypedTransaction, options?: { answerFirst?: boolean }): Promise<Hex>
+  /**
+   * Set while an auto seal's pending block restarts on the block it just
+   * sealed, after the senders were given it (their answers go out first):
+   * the dispatcher holds each request until it resolves.
+   */
+  settling(): Promise<void> | undefined
   /**
    * Fills, signs and admits a request as its sender, under the sender's lock
    * (eth_sendTransaction, eth_sendUnsignedTransaction); in auto mode resolves
