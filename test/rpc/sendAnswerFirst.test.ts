@@ -98,6 +98,16 @@ describe('eth_sendRawTransaction under auto mining', () => {
     expect(pending.parentHash).toBe(head.hash)
   })
 
+  test('behavior: in process, the node read directly after the answer has the pending block on the new head', async () => {
+    const hash = await devnet.request<LooseRpc>({ method: 'eth_sendRawTransaction', params: [await signTransfer()] })
+    expect(devnet.node.chain.head().txs.map((tx) => tx.hash)).toEqual([hash])
+    expect(devnet.node.pending().parentHash).toBe(devnet.node.chain.head().hash)
+    expect(devnet.node.settling()).toBeUndefined()
+    const [answer] = (await devnet.requestRaw([{ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [await signTransfer()] }])) as { result: string }[]
+    expect(devnet.node.chain.head().txs.map((tx) => tx.hash)).toEqual([answer!.result])
+    expect(devnet.node.pending().parentHash).toBe(devnet.node.chain.head().hash)
+  })
+
   test('behavior: node.submit resolves with the pending block already restarted on the new head', async () => {
     const hash = await devnet.node.submit(devnet.node.decodeRaw(Buffer.from((await signTransfer()).slice(2), 'hex')))
     expect(devnet.node.chain.head().txs.map((tx) => tx.hash)).toEqual([hash])
