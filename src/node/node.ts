@@ -270,32 +270,30 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
 
   /** Seals the pending block: ready pool transactions get one last tick, then the layer becomes block N+1. */
   async function seal(): Promise<StoredBlock> {
-    const stored = await appendPending()
-    await startOn(stored)
-    return stored
+    await tick()
+    return sealTicked()
   }
 
-  /** The first half of a seal: the pending block (after one last tick) becomes block N+1 on the chain. */
-  async function appendPending(): Promise<StoredBlock> {
-    await tick()
+  /**
+   * The rest of a seal once its last tick ran (the block's transactions are
+   * fixed): the layer becomes block N+1 on the chain, and the pending block
+   * starts on it (system writes, its root) before `newHead` goes out.
+   */
+  async function sealTicked(): Promise<StoredBlock> {
     const executed = await preconf.seal()
     const stored = chain.append(executed)
     clock.sealed(stored.block.header.timestamp)
     time.next = undefined
     controls.block.nextBaseFee = undefined
+    await preconf.start(stored, nextTimestamp(stored), { reuseState: true })
+    events.emit('newHead', stored)
     return stored
   }
 
-  /** The second half: the pending block starts on the new head (system writes, its root), then `newHead` goes out. */
-  async function startOn(stored: StoredBlock) {
-    await preconf.start(stored, nextTimestamp(stored), { reuseState: true })
-    events.emit('newHead', stored)
-  }
-
   /**
-   * Set while an auto seal's second half (startOn) waits to run or runs after
-   * its block was handed to the senders: the dispatcher holds every request
-   * until it resolves, so none sees the head without its pending block.
+   * Set while an auto seal finishes after its senders were answered (see
+   * sealAnswerFirst): the dispatcher holds every request until it resolves,
+   * so none sees the node between the block's execution and its seal.
    */
   let settling: Promise<void> | undefined
 
@@ -413,38 +411,41 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
   /** Polling filters (eth_newFilter and friends); save()/restore() for snapshots. */
   const filters = createFilterStore({ events, chain })
   /** Auto mining: the seal that will include a transaction just admitted (src/node/autoSeal.ts). */
-  const autoSeal = createAutoSeal<StoredBlock>({
+  const autoSeal = createAutoSeal<readonly ExecutedTx[]>({
     seal: sealAnswerFirst,
     waiting: () => pool.size(),
-    senders: (sealed) => sealed.txs.map((tx) => tx.from),
+    senders: (included) => included.map((tx) => tx.from),
     maxWaitMs: 2,
   })
 
   /**
-   * An auto seal, queued, in two halves: the senders get the block as soon
-   * as it is on the chain (the returned promise resolves then), and the
-   * pending block's start on it (the next block's system writes and their
-   * trie flush, `newHead`) runs after their answers went out (setImmediate:
-   * after the microtasks that write them), while the client prepares its
-   * next request. The queue job lasts until both halves ran, so the next
-   * write waits as before, and `settling` holds every request that arrives
-   * meanwhile (src/rpc/dispatch.ts). A failure of the second half is logged:
-   * the block it follows is already on the chain and answered.
+   * An auto seal, queued, in two halves. The first is the block's last tick:
+   * its transactions run, and what the block holds is fixed (a send that
+   * comes later goes into the next block in any case). Then the senders are
+   * answered (the returned promise resolves, with the block's transactions),
+   * and the second half (sealTicked: header, chain append, the next pending
+   * block's system writes and their trie flush, `newHead`) runs after their
+   * answers went out (setImmediate: after the microtasks that write them),
+   * while the client prepares its next request. The queue job lasts until
+   * both halves ran, so the next write waits as before, and `settling` holds
+   * every request that arrives meanwhile (src/rpc/dispatch.ts): a request
+   * answered after a send sees its block sealed. A send's answer is its hash
+   * either way; a failure of the second half (an internal error) is logged.
    */
-  function sealAnswerFirst(started: () => void): Promise<StoredBlock> {
-    return new Promise<StoredBlock>((resolve, reject) => {
+  function sealAnswerFirst(started: () => void): Promise<readonly ExecutedTx[]> {
+    return new Promise<readonly ExecutedTx[]>((resolve, reject) => {
       const job = queue.run(async () => {
         started()
-        const stored = await appendPending()
+        await tick()
         let settled!: () => void
         const done = new Promise<void>((r) => (settled = r))
         settling = done
-        resolve(stored)
+        resolve([...preconf.executed()])
         await new Promise((r) => setImmediate(r))
         try {
-          await startOn(stored)
+          await sealTicked()
         } catch (error) {
-          log(`start of block ${stored.number + 1n}: ${(error as Error).stack ?? error}`)
+          log(`sealing block ${preconf.env().number}: ${(error as Error).stack ?? error}`)
         } finally {
           if (settling === done) settling = undefined
           settled()
@@ -526,7 +527,7 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
      * Admits a signed transaction and resolves once it is in the pool (or
      * pre-confirmed); `sealed`, in auto mode, settles when its block is sealed.
      */
-    enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<StoredBlock> | undefined }> {
+    enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<unknown> | undefined }> {
       // On a fork, the upstream reads the transaction will make go out now, while it waits for the queue.
       if (fork) prefetchOnFork(fork, tx)
       return queue.run(async () => {

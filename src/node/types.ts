@@ -80,21 +80,21 @@ export interface Node {
   /** Decodes a raw transaction with the chain's rules. */
   decodeRaw(raw: Uint8Array): TypedTransaction
   /**
-   * Admits a signed transaction; `sealed`, in auto mode, settles when its
-   * block is on the chain (the pending block may still be restarting on it:
-   * `settling`).
+   * Admits a signed transaction; `sealed`, in auto mode, settles once the
+   * block that takes it has run its transactions (its seal may still be
+   * finishing: `settling`).
    */
-  enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<StoredBlock> | undefined }>
+  enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<unknown> | undefined }>
   /**
    * Admits a signed transaction; in auto mode it is pre-confirmed and sealed
-   * before this returns, and the pending block restarted on its block unless
-   * `answerFirst` (then `settling` covers the restart).
+   * before this returns, and the pending block restarted on its block, unless
+   * `answerFirst` (an RPC answer: then `settling` covers the rest).
    */
   submit(tx: TypedTransaction, options?: { answerFirst?: boolean }): Promise<Hex>
   /**
-   * Set while an auto seal's pending block restarts on the block it just
-   * sealed, after the senders were given it (their answers go out first):
-   * the dispatcher holds each request until it resolves.
+   * Set while an auto seal finishes (header, chain append, the next pending
+   * block) after its senders were answered: the dispatcher holds each
+   * request until it resolves.
    */
   settling(): Promise<void> | undefined
   /**

@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
-import { parseEther, parseGwei } from 'viem'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { encodeFunctionData, parseEther, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
 import { type Devnet, startDevnet } from '../../src/index.js'
 import type { LooseRpc } from '../utils.js'
 
@@ -59,27 +63,54 @@ afterAll(async () => {
   await devnet.close()
 })
 
+/** The pipelined check: a send, then reads of the receipt, `latest`, `pending` and devnet_status behind it. */
+async function sendThenRead(url: string, raw: string) {
+  const [sent, receipt, latest, pending, status] = await pipelined(url, [
+    { jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] },
+    { jsonrpc: '2.0', id: 2, method: 'eth_getTransactionReceipt', params: [`0x${'00'.repeat(32)}`] },
+    { jsonrpc: '2.0', id: 3, method: 'eth_getBlockByNumber', params: ['latest', false] },
+    { jsonrpc: '2.0', id: 4, method: 'eth_getBlockByNumber', params: ['pending', false] },
+    { jsonrpc: '2.0', id: 5, method: 'devnet_status', params: [] },
+  ])
+  expect(sent.error).toBeUndefined()
+  expect(receipt.result).toBeNull()
+  const head = latest.result as Block
+  expect(head.transactions).toEqual([sent.result])
+  expect((pending.result as Block).parentHash).toBe(head.hash)
+  expect(BigInt((pending.result as Block).number)).toBe(BigInt(head.number) + 1n)
+  expect(status.result.pending.parentHash).toBe(head.hash)
+}
+
 describe('eth_sendRawTransaction under auto mining', () => {
   test('behavior: a request pipelined behind the send sees its block as head and the pending block on it', async () => {
-    for (let i = 0; i < 3; i++) {
-      const [sent, receipt, latest, pending, status] = await pipelined(devnet.url, [
-        { jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [await signTransfer()] },
-        { jsonrpc: '2.0', id: 2, method: 'eth_getTransactionReceipt', params: [`0x${'00'.repeat(32)}`] },
-        { jsonrpc: '2.0', id: 3, method: 'eth_getBlockByNumber', params: ['latest', false] },
-        { jsonrpc: '2.0', id: 4, method: 'eth_getBlockByNumber', params: ['pending', false] },
-        { jsonrpc: '2.0', id: 5, method: 'devnet_status', params: [] },
-      ])
-      expect(receipt.result).toBeNull()
-      const head = latest.result as Block
-      expect(head.transactions).toEqual([sent.result])
-      expect((pending.result as Block).parentHash).toBe(head.hash)
-      expect(BigInt((pending.result as Block).number)).toBe(BigInt(head.number) + 1n)
-      expect(status.result.pending.parentHash).toBe(head.hash)
+    for (let i = 0; i < 3; i++) await sendThenRead(devnet.url, await signTransfer())
+  })
+
+  test('behavior: on a fork (upstream reads during the seal), a pipelined request sees the sealed block', async () => {
+    const upstream = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, port: 0 })
+    const cacheDir = mkdtempSync(join(tmpdir(), 'answer-first-'))
+    const fork = await startDevnet({ mining: 'auto', clock: 'virtual', quiet: true, port: 0, fork: { url: upstream.url, cacheDir } })
+    try {
+      const account = privateKeyToAccount(fork.accounts[0]!.privateKey)
+      for (let i = 0; i < 3; i++) {
+        // A token transfer to a new holder: its balance slot is read from the upstream while the block runs.
+        const raw = await account.signTransaction({
+          chainId: fork.chain.id, type: 'eip1559', to: fork.token.address, nonce: i, gas: 100_000n,
+          maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: parseGwei('1'),
+          data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(0xa0 + i).toString(16).padStart(40, '0')}`, 1n] }),
+        })
+        await sendThenRead(fork.url, raw)
+      }
+    } finally {
+      await fork.close()
+      await upstream.close()
+      rmSync(cacheDir, { recursive: true, force: true })
     }
   })
 
   test('behavior: the next request on another connection sees the same', async () => {
-    const hash = await devnet.request<LooseRpc>({ method: 'eth_sendRawTransaction', params: [await signTransfer()] })
+    const [sent] = await pipelined(devnet.url, [{ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [await signTransfer()] }])
+    const hash = sent.result as string
     const [receipt, latest, pending] = await pipelined(devnet.url, [
       { jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [hash] },
       { jsonrpc: '2.0', id: 2, method: 'eth_getBlockByNumber', params: ['latest', false] },
