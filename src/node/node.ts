@@ -244,6 +244,18 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
 
   /** One pre-confirmation tick: runs the ready pool transactions on the pending state. */
   async function tick() {
+    const publish = await runTick()
+    return publish()
+  }
+
+  /**
+   * A tick's execution: runs the ready pool transactions on the pending
+   * state, and returns what publishes the result (the new snapshot with its
+   * root, the pool and drops updated, `preconf`): at once in a tick, after
+   * the answers in an auto seal (sealAnswerFirst). The pool keeps the
+   * transactions until the snapshot that holds them is published.
+   */
+  async function runTick() {
     await refreshIfStale()
     const senders = pool.senders()
     const nonces = new Map<Address, bigint>()
@@ -254,18 +266,22 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
       log(`dropped ${stale.hash}: nonce too low`)
     }
     const ready = pool.ready((a) => nonces.get(a)!)
-    if (ready.length === 0) return { snapshot: preconf.snapshot(), added: [] as Hex[] }
-    const { added, rejected } = await preconf.tick(ready)
-    for (const tx of added) pool.remove(tx.hash)
-    for (const r of rejected) {
-      if (r.retry) continue
-      pool.remove(r.pooled.hash)
-      dropped.push({ hash: r.pooled.hash, reason: r.reason })
-      log(`dropped ${r.pooled.hash}: ${r.reason}`)
+    if (ready.length === 0) return async () => ({ snapshot: preconf.snapshot(), added: [] as Hex[] })
+    const ran = await preconf.run(ready)
+    return async () => {
+      await ran.publish()
+      const { added, rejected } = ran
+      for (const tx of added) pool.remove(tx.hash)
+      for (const r of rejected) {
+        if (r.retry) continue
+        pool.remove(r.pooled.hash)
+        dropped.push({ hash: r.pooled.hash, reason: r.reason })
+        log(`dropped ${r.pooled.hash}: ${r.reason}`)
+      }
+      const snapshot = preconf.snapshot()
+      if (added.length > 0) events.emit('preconf', snapshot)
+      return { snapshot, added: added.map((tx) => tx.hash) }
     }
-    const snapshot = preconf.snapshot()
-    if (added.length > 0) events.emit('preconf', snapshot)
-    return { snapshot, added: added.map((tx) => tx.hash) }
   }
 
   /** Seals the pending block: ready pool transactions get one last tick, then the layer becomes block N+1. */
@@ -419,14 +435,15 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
   })
 
   /**
-   * An auto seal, queued, in two halves. The first is the block's last tick:
-   * its transactions run, and what the block holds is fixed (a send that
+   * An auto seal, queued, in two halves. The first runs the block's last
+   * tick's transactions, and what the block holds is fixed (a send that
    * comes later goes into the next block in any case). Then the senders are
    * answered (the returned promise resolves, with the block's transactions),
-   * and the second half (sealTicked: header, chain append, the next pending
-   * block's system writes and their trie flush, `newHead`) runs after their
-   * answers went out (setImmediate: after the microtasks that write them),
-   * while the client prepares its next request. The queue job lasts until
+   * and the second half (the tick's state root and snapshot, `preconf`;
+   * sealTicked: header, chain append, the next pending block's system writes
+   * and their trie flush, `newHead`) runs after their answers went out
+   * (setImmediate: after the microtasks that write them), while the client
+   * prepares its next request. The queue job lasts until
    * both halves ran, so the next write waits as before, and `settling` holds
    * every request that arrives meanwhile (src/rpc/dispatch.ts): a request
    * answered after a send sees its block sealed. A send's answer is its hash
@@ -436,13 +453,14 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     return new Promise<readonly ExecutedTx[]>((resolve, reject) => {
       const job = queue.run(async () => {
         started()
-        await tick()
+        const publish = await runTick()
         let settled!: () => void
         const done = new Promise<void>((r) => (settled = r))
         settling = done
         resolve([...preconf.executed()])
         await new Promise((r) => setImmediate(r))
         try {
+          await publish()
           await sealTicked()
         } catch (error) {
           log(`sealing block ${preconf.env().number}: ${(error as Error).stack ?? error}`)
