@@ -543,7 +543,7 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     },
     /**
      * Admits a signed transaction and resolves once it is in the pool (or
-     * pre-confirmed); `sealed`, in auto mode, settles when its block is sealed.
+     * pre-confirmed); `sealed`, in auto mode, settles once its block's transactions ran (the rest of the seal: `settling`).
      */
     enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<unknown> | undefined }> {
       // On a fork, the upstream reads the transaction will make go out now, while it waits for the queue.
