@@ -17,8 +17,7 @@ type LegacyListen = (address: string, port: number, addressType: number, backlog
  * backlog, fd, flags)`, the legacy alias Node keeps for code that wraps it;
  * it binds, listens and emits 'listening' (or 'error') on the next tick, as
  * `listen` does. A host name, a port out of range, a worker, or a Node
- * without the alias takes `listen` itself. (A subscriber to the
- * `net.server.listen` tracing channel sees the bind's end, not its start.)
+ * without the alias takes `listen` itself.
  */
 export function listenOn(server: Server, port: number, host: string, onListening: () => void): void {
   const family = isIP(host)
