@@ -73,13 +73,11 @@ beforeAll(() => {
       // The front reads the CLI bundle with readFile (off the main thread): that one too.
       'const readFile = fs.readFile',
       'fs.readFile = function (file, ...rest) { reads.push(String(file)); return readFile.call(this, file, ...rest) }',
-      "const loaded = (id) => process.moduleLoadList.includes('NativeModule ' + id)",
-      "const front = () => JSON.stringify({ http: loaded('http'), dns: loaded('dns'), cluster: loaded('cluster'), cli: reads.some((f) => f.endsWith('cli.cjs')) })",
+      "const front = () => JSON.stringify({ http: process.moduleLoadList.includes('NativeModule http'), cli: reads.some((f) => f.endsWith('cli.cjs')) })",
       'const packages = () => [...new Set(Object.keys(Module._cache).map((f) => /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(f)?.[1]).filter(Boolean))]',
       // net.Server: the HTTP server's socket is a plain net.Server that hands connections to node:http (src/server/fastHttp.ts).
-      // _listen2 binds it, whether listen calls it or src/server/listenOn.ts does.
-      'const listen = net.Server.prototype._listen2',
-      "net.Server.prototype._listen2 = function (...args) { this.once('listening', () => console.error('at listen: ' + JSON.stringify(packages()) + '\\nfront at listen: ' + front())); return listen.apply(this, args) }",
+      'const listen = net.Server.prototype.listen',
+      "net.Server.prototype.listen = function (...args) { this.once('listening', () => console.error('at listen: ' + JSON.stringify(packages()) + '\\nfront at listen: ' + front())); return listen.apply(this, args) }",
       "process.on('exit', () => console.error('at exit: ' + JSON.stringify(packages())))",
       `import(${JSON.stringify(pathToFileURL(launcher).href)})`,
     ].join('\n'),
@@ -150,9 +148,8 @@ describe('CLI bundle', () => {
     // awaits before it builds anything (src/evm/keccak.ts): a start and a transaction never load it.
     expect(loaded('at exit')).not.toContain('keccak')
     // The socket is bound by the front (front.cjs) before the CLI bundle and its code cache are read, and before
-    // node:http loads (src/cli/front.ts, src/server/http.ts listen), and node:dns and node:cluster, which
-    // net.Server#listen loads (src/server/listenOn.ts).
-    expect(JSON.parse(/^front at listen: (.*)$/m.exec(p.err())![1]!)).toEqual({ http: false, dns: false, cluster: false, cli: false })
+    // node:http loads (src/cli/front.ts, src/server/http.ts listen).
+    expect(JSON.parse(/^front at listen: (.*)$/m.exec(p.err())![1]!)).toEqual({ http: false, cli: false })
   })
 
   test('a fork starts in the front too: its first reads go out and the socket binds before cli.cjs is read; the CLI takes them over', async () => {
@@ -174,7 +171,7 @@ describe('CLI bundle', () => {
       const upstream = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
       const p = start(['start', '--port', '0', '--mining', 'auto', '--quiet', '--no-ui', '--fork-url', upstream, '--fork-cache', cacheDir], watched)
       const url = await p.listening
-      expect(JSON.parse(/^front at listen: (.*)$/m.exec(p.err())![1]!)).toEqual({ http: false, dns: false, cluster: false, cli: false })
+      expect(JSON.parse(/^front at listen: (.*)$/m.exec(p.err())![1]!)).toEqual({ http: false, cli: false })
       expect(await rpc(url, 'eth_chainId')).toMatchObject({ result: '0x7a69' })
       // The upstream's token balance, read through the CLI's upstream client over the front's transport.
       const holder = remote.accounts[0]!.address
@@ -210,7 +207,7 @@ describe('CLI bundle', () => {
         'devnet: forking, reading the upstream chain...',
         expect.stringMatching(new RegExp(`^devnet: fork upstream ${upstream} failed a batch of 2 \\(eth_chainId, eth_getBlockByNumber\\): connect ECONNREFUSED .* \\(after 5 attempts\\)$`)),
       ])
-      expect(JSON.parse(/^front at listen: (.*)$/m.exec(p.err())![1]!)).toEqual({ http: false, dns: false, cluster: false, cli: false })
+      expect(JSON.parse(/^front at listen: (.*)$/m.exec(p.err())![1]!)).toEqual({ http: false, cli: false })
     } finally {
       rmSync(cacheDir, { recursive: true, force: true })
     }

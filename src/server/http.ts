@@ -2,7 +2,6 @@ import type http from 'node:http'
 import net, { type AddressInfo, type Socket } from 'node:net'
 import type { Dispatcher } from '../rpc/dispatch.js'
 import { type FastPathOptions, type PostAnswer, serveFast } from './fastHttp.js'
-import { listenOn } from './listenOn.js'
 
 export type ServerOptions = {
   host: string
@@ -235,8 +234,7 @@ export async function listen(app: HttpApp, options: ServerOptions & { timeouts?:
     : (server = httpServer(app, timeouts))
   await new Promise<void>((resolve, reject) => {
     listener.once('error', reject)
-    // Without loading node:dns and node:cluster when the host is an IP address (listenOn.ts).
-    listenOn(listener, options.port, options.host, () => resolve())
+    listener.listen(options.port, options.host, () => resolve())
   })
   const { port } = listener.address() as AddressInfo
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
