@@ -1,7 +1,6 @@
 import { writeSync } from 'node:fs'
 import { resolveConfig } from '../config/resolve.js'
 import { type Listening, listenFirst } from '../server/listenFirst.js'
-import { readFrontArgs } from './frontArgs.js'
 import { parseStartArgs, startInputs } from './start.js'
 import type { runCli } from './run.js'
 
@@ -49,8 +48,7 @@ async function listenEarly(argv: string[]): Promise<Listening | undefined> {
   if (argv[0] === 'fixture') return undefined
   let parsed: ReturnType<typeof parseStartArgs>
   try {
-    // Plain flags without node:util's parseArgs (frontArgs.ts); anything else through it.
-    parsed = readFrontArgs(argv) ?? parseStartArgs(argv)
+    parsed = parseStartArgs(argv)
   } catch {
     return undefined
   }
