@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import type { ForkConfig } from '../../config/schema.js'
 import type { HttpReply } from './httpClient.js'
-import { sha256Hex } from './sha256.js'
 import { type Transport, createTransport } from './transport.js'
 
 /**
@@ -60,8 +61,8 @@ const timeoutMs = 30_000
 export function beginFirstReads(options: ForkConfig): FirstReads {
   const offline = options.offline === true
   const cacheDir = options.cacheDir ?? defaultForkCacheDir()
-  // Hashed without node:crypto (sha256.ts): loading it was the largest part of a fork's work before listening.
-  const urlFile = join(cacheDir, 'urls', `${sha256Hex(options.url).slice(0, 32)}.json`)
+  // Hashed with noble's SHA-256, not node:crypto's: loading node:crypto was the largest part of a fork's work before listening.
+  const urlFile = join(cacheDir, 'urls', `${bytesToHex(sha256(utf8ToBytes(options.url))).slice(0, 32)}.json`)
   const known = readChainId(urlFile)
   const numbered = typeof options.blockNumber === 'bigint' ? options.blockNumber : undefined
   const warm = known !== undefined && numbered !== undefined && (existsSync(pinCacheFile(cacheDir, known, numbered)) || existsSync(legacyCacheFile(cacheDir, known, numbered)))
