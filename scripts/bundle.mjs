@@ -45,7 +45,7 @@ import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import { runCodeCacheWorkload } from './codeCacheWorkload.mjs'
-import { checkEnginePatches, evmInternalsPlugin, lazyBigIntCachePlugin, runtimeExternals } from './engineBundle.mjs'
+import { checkEnginePatches, evmInternalsPlugin, lazyBigIntCachePlugin, lazyStartModulesPlugin, runtimeExternals } from './engineBundle.mjs'
 import codeCacheScript from '../bin/codeCache.js'
 
 const { scriptHead, scriptTail } = codeCacheScript
@@ -85,7 +85,7 @@ const result = await build({
   banner: { js: `${scriptHead}'use strict';\nconst __devnetImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href } };` },
   footer: { js: scriptTail },
   // The engine's build patches (src/evm/patches/registry.ts, scope `build`): the library's engine does not take them.
-  plugins: [evmInternalsPlugin(root), lazyBigIntCachePlugin()],
+  plugins: [evmInternalsPlugin(root), lazyBigIntCachePlugin(), lazyStartModulesPlugin()],
   sourcemap: 'linked',
   legalComments: 'none',
   // No comments or indentation (a third of the text), and ASCII only: the text read, decoded and kept as the
