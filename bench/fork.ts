@@ -49,14 +49,16 @@ const devnetStarter: Starter = async (upstream, block, cacheDir) => {
  * else the source through tsx), a process of its own as Anvil is: in this process it shares one thread
  * with the upstream, the proxy and the client.
  */
-const devnetProcessStarter: Starter = async (upstream, block, cacheDir) => {
-  const port = await freePort()
-  const { command, args } = devnetCommand('--mining', 'auto', '--no-ui', '--fork-url', upstream, '--fork-block', String(block), '--fork-cache', cacheDir, '--port', String(port))
-  const child = spawn(command, args, { stdio: 'ignore', cwd: root })
-  const url = `http://127.0.0.1:${port}`
-  await waitUp(url, 20)
-  return { url, pid: child.pid, stop: async () => void (await new Promise((r) => child.once('exit', r).kill('SIGTERM'))) }
-}
+const devnetProcessStarter =
+  (env: NodeJS.ProcessEnv = process.env): Starter =>
+  async (upstream, block, cacheDir) => {
+    const port = await freePort()
+    const { command, args } = devnetCommand('--mining', 'auto', '--no-ui', '--fork-url', upstream, '--fork-block', String(block), '--fork-cache', cacheDir, '--port', String(port))
+    const child = spawn(command, args, { stdio: 'ignore', cwd: root, env })
+    const url = `http://127.0.0.1:${port}`
+    await waitUp(url, 20)
+    return { url, pid: child.pid, stop: async () => void (await new Promise((r) => child.once('exit', r).kill('SIGTERM'))) }
+  }
 
 const anvilStarter: Starter = async (upstream, block, cacheDir) => {
   const port = await freePort()
@@ -131,10 +133,15 @@ async function main() {
   await remote.request({ method: 'anvil_mine', params: ['0x200'] })
   const pin = remote.node.chain.height()
   const proxy = await countingProxy(remote.url)
-  const rows = [
-    await measure('devnet (process)', devnetProcessStarter, proxy.url, proxy, pin, token),
+  const rows = [await measure('devnet (process)', devnetProcessStarter(), proxy.url, proxy, pin, token)]
+  // Node 20 parses NODE_EXTRA_CA_CERTS's certificates as it starts, before any script (a whole system bundle: ~45 ms
+  // of CPU on the bench machine, whose environment sets it); Anvil never reads it. A second row shows devnet's
+  // process as it starts where the variable is unset, as on most machines; the first row is this environment's.
+  const { NODE_EXTRA_CA_CERTS: extraCerts, ...withoutExtraCerts } = process.env
+  if (extraCerts !== undefined) rows.push(await measure('devnet (process, NODE_EXTRA_CA_CERTS unset)', devnetProcessStarter(withoutExtraCerts), proxy.url, proxy, pin, token))
+  rows.push(
     await measure('devnet (in this process)', devnetStarter, proxy.url, proxy, pin, token),
-  ]
+  )
   let hasAnvil = false
   try {
     execFileSync('anvil', ['--version'], { stdio: 'ignore' })
@@ -149,6 +156,7 @@ async function main() {
     console.log(
       `| ${r.name} | ${ms(r.firstAnswer)} | ${ms(r.coldRead)} | ${ms(r.cachedRead)} | ${ms(r.transfers)} | ${r.transfersCpu === undefined ? 'n/a' : ms(r.transfersCpu)} | ${r.coldCalls} | ${ms(r.warmStart)} | ${r.warmCalls} |`,
     )
+  if (extraCerts !== undefined) console.log(`NODE_EXTRA_CA_CERTS=${extraCerts} in this environment: Node parses it at every start, Anvil does not`)
   if (!hasAnvil) console.log('anvil: not on the PATH, no Anvil row')
   await proxy.close()
   await remote.close()

@@ -7,7 +7,9 @@
  * upstream, alternating A and B each round. It polls every 2 ms (bench/fork.ts
  * polls every 20), and reports medians of the wall time and of the node
  * process's CPU time at each point (all its threads, from /proc schedstat), plus the HTTP
- * requests that reached the upstream. Figures on a loaded machine are noise:
+ * requests that reached the upstream and its minor page faults (/proc/<pid>/stat: the cold start's between its
+ * first answer and its read, the warm restart's up to its read). On the bench machine (a Firecracker VM) a fresh
+ * page costs ~13-18 µs of CPU, so the fault counts move with the CPU and are steadier than it under load. Figures on a loaded machine are noise:
  * compare medians of alternated rounds, and the CPU columns first. `--prof DIR`
  * writes a V8 CPU profile of each start into DIR (sampled every 100 µs), and
  * DIR/marks.json: each start's pid, variant, cold or warm, and when its
@@ -57,7 +59,10 @@ function call(port: number, method: string, params: unknown[] = []) {
 }
 
 
-type Start = { chainId: number; chainIdCpu: number; read: number; readCpu: number; second: number; calls: number }
+type Start = { chainId: number; chainIdCpu: number; read: number; readCpu: number; second: number; calls: number; chainIdFaults: number; readFaults: number }
+
+/** Minor page faults of `pid` so far (/proc/<pid>/stat, field 10). */
+const minorFaults = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[7])
 
 /** With --prof: when a profiled start answered (bench/profileSplit.ts), appended to DIR/marks.json. */
 function mark(dir: string, entry: { pid: number; variant: string; kind: 'cold' | 'warm'; chainIdAt: number; readAt: number }) {
@@ -87,11 +92,13 @@ async function start(dir: string, upstream: string, pin: bigint, cacheDir: strin
   const chainIdAt = monotonicUs()
   const chainId = performance.now() - t
   const chainIdCpu = threadsCpuMs(child.pid!)
+  const chainIdFaults = minorFaults(child.pid!)
   await call(port, 'eth_getBalance', [`0x${'c0'.repeat(20)}`, 'latest'])
   const readAt = monotonicUs()
   const read = performance.now() - t
   if (prof) mark(prof, { pid: child.pid!, variant: dir, kind: cached ? 'cold' : 'warm', chainIdAt, readAt })
   const readCpu = threadsCpuMs(child.pid!)
+  const readFaults = minorFaults(child.pid!)
   // Another cold account: the first read's cost without the first time through the code.
   const t2 = performance.now()
   await call(port, 'eth_getBalance', [`0x${'c1'.repeat(20)}`, 'latest'])
@@ -104,7 +111,7 @@ async function start(dir: string, upstream: string, pin: bigint, cacheDir: strin
     }
   const calls = proxy.take()
   await new Promise((r) => child.once('exit', r).kill('SIGTERM'))
-  return { chainId, chainIdCpu, read, readCpu, second, calls }
+  return { chainId, chainIdCpu, read, readCpu, second, calls, chainIdFaults, readFaults }
 }
 
 async function main() {
@@ -130,11 +137,11 @@ async function main() {
     }
   const ms = (xs: number[]) => `${p50(xs).toFixed(1)}`
   console.log(`fork block ${pin}, ${rounds} rounds, medians (ms); cpu = the node process's user+sys at that point`)
-  console.log('| variant | cold: chainId | cpu | +cold read | cpu | 2nd cold read | cached read | calls | warm: chainId | cpu | +read | cpu | calls |')
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+  console.log('| variant | cold: chainId | cpu | +cold read | cpu | 2nd cold read | cached read | calls | warm: chainId | cpu | +read | cpu | calls | cold faults +read | warm faults to read |')
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const [name, { cold, warm, cached }] of results)
     console.log(
-      `| ${name} | ${ms(cold.map((s) => s.chainId))} | ${ms(cold.map((s) => s.chainIdCpu))} | ${ms(cold.map((s) => s.read - s.chainId))} | ${ms(cold.map((s) => s.readCpu - s.chainIdCpu))} | ${p50(cold.map((s) => s.second)).toFixed(2)} | ${p50(cached).toFixed(2)} | ${p50(cold.map((s) => s.calls))} | ${ms(warm.map((s) => s.chainId))} | ${ms(warm.map((s) => s.chainIdCpu))} | ${ms(warm.map((s) => s.read))} | ${ms(warm.map((s) => s.readCpu))} | ${p50(warm.map((s) => s.calls))} |`,
+      `| ${name} | ${ms(cold.map((s) => s.chainId))} | ${ms(cold.map((s) => s.chainIdCpu))} | ${ms(cold.map((s) => s.read - s.chainId))} | ${ms(cold.map((s) => s.readCpu - s.chainIdCpu))} | ${p50(cold.map((s) => s.second)).toFixed(2)} | ${p50(cached).toFixed(2)} | ${p50(cold.map((s) => s.calls))} | ${ms(warm.map((s) => s.chainId))} | ${ms(warm.map((s) => s.chainIdCpu))} | ${ms(warm.map((s) => s.read))} | ${ms(warm.map((s) => s.readCpu))} | ${p50(warm.map((s) => s.calls))} | ${p50(cold.map((s) => s.readFaults - s.chainIdFaults))} | ${p50(warm.map((s) => s.readFaults))} |`,
     )
   await proxy.close()
   await remote.close()

@@ -45,7 +45,7 @@ import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import { runCodeCacheWorkload } from './codeCacheWorkload.mjs'
-import { checkEnginePatches, evmInternalsPlugin, lazyBigIntCachePlugin, runtimeExternals } from './engineBundle.mjs'
+import { checkEnginePatches, evmInternalsPlugin, lazyBigIntCachePlugin, lazyStartModulesPlugin, runtimeExternals } from './engineBundle.mjs'
 import codeCacheScript from '../bin/codeCache.js'
 
 const { scriptHead, scriptTail } = codeCacheScript
@@ -79,12 +79,13 @@ const result = await build({
   supported: { 'dynamic-import': false },
   external: [...runtimeExternals, 'solc', 'esbuild'],
   // The sources' createRequire(import.meta.url) and new URL('../../package.json', import.meta.url) mean this file.
-  define: { 'import.meta.url': '__devnetImportMetaUrl', DEVNET_FINGERPRINTS_CHECKED_AT_BUILD: 'true' },
+  // Read when used (a getter in the banner): the front never uses it, and listens without loading node:url.
+  define: { 'import.meta.url': '__devnetImportMeta.url', DEVNET_FINGERPRINTS_CHECKED_AT_BUILD: 'true' },
   // Each bundle is written as its own CommonJS wrapper (bin/codeCache.js compiles the text as read, no copy made).
-  banner: { js: `${scriptHead}'use strict';\nconst __devnetImportMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
+  banner: { js: `${scriptHead}'use strict';\nconst __devnetImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href } };` },
   footer: { js: scriptTail },
   // The engine's build patches (src/evm/patches/registry.ts, scope `build`): the library's engine does not take them.
-  plugins: [evmInternalsPlugin(root), lazyBigIntCachePlugin()],
+  plugins: [evmInternalsPlugin(root), lazyBigIntCachePlugin(), lazyStartModulesPlugin()],
   sourcemap: 'linked',
   legalComments: 'none',
   // No comments or indentation (a third of the text), and ASCII only: the text read, decoded and kept as the
@@ -110,13 +111,13 @@ for (const name of ['front.cjs', 'cli.cjs']) {
 // The front listens before the engine is read: nothing of it may come in with the front.
 const frontInputs = Object.keys(Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('front.cjs'))[1].inputs)
 // Of the node, only a fork's first reads (the upstream transport and the first batch, sent before listening): they
-// import node's built-ins and each other only, and hand plain data and functions to the CLI bundle, whose upstream
+// import node's built-ins, noble's SHA-256 (the URL's cache file name) and each other only, and hand plain data and functions to the CLI bundle, whose upstream
 // client takes them over (a class of one bundle is not the other's: nothing with one may come in through them).
 const frontForkReads = /^src\/node\/fork\/(firstReads|transport|httpClient)\.ts$/
 const heavy = frontInputs.filter((file) => !frontForkReads.test(file) && /@ethereumjs|src\/(evm|node)\/|src\/devnet\.ts|src\/rpc\/methods/.test(file))
 if (heavy.length > 0) throw new Error(`scripts/bundle.mjs: front.cjs takes in what should load after listening: ${heavy.join(', ')}`)
 for (const file of frontInputs.filter((f) => frontForkReads.test(f))) {
-  const outside = result.metafile.inputs[file].imports.filter((i) => !i.external && !frontForkReads.test(i.path) && !/^src\/config\/schema\.ts$/.test(i.path))
+  const outside = result.metafile.inputs[file].imports.filter((i) => !i.external && !frontForkReads.test(i.path) && !/^src\/config\/schema\.ts$|^node_modules\/@noble\/hashes\//.test(i.path))
   if (outside.length > 0) throw new Error(`scripts/bundle.mjs: ${file} must import node's built-ins only (front.cjs takes it in): ${outside.map((i) => i.path).join(', ')}`)
 }
 

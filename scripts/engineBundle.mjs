@@ -149,7 +149,8 @@ function removeEngineModules(dir, keep) {
  * text of @ethereumjs/util's dist/esm/bytes.js: its BIGINT_CACHE, which the
  * module filled with the 65,536 BigInts 0..65535 when evaluated (2 MB,
  * ~5 ms of CPU and young-generation collections at every CLI start), is
- * filled as bytesToBigInt reads it. Same values: a bigint has no identity.
+ * filled as bytesToBigInt reads it, a row of 256 at a time. Same values: a
+ * bigint has no identity.
  * Throws when the text it rewrites is not there (another @ethereumjs).
  */
 export function rewriteBigIntCache(text) {
@@ -160,10 +161,12 @@ export function rewriteBigIntCache(text) {
   if (count(eager) !== 1 || count(oneByte) !== 1 || count(twoBytes) !== 1 || count('BIGINT_CACHE') !== 4)
     throw new Error('scripts/engineBundle.mjs: @ethereumjs/util\'s bytes.js no longer has the BIGINT_CACHE that the build patch lazy-bigint-cache rewrites (src/evm/patches/registry.ts): review it')
   return text
-    // Preallocated holes (a 512 KiB array, no BigInt yet), so that the reads below stay on V8's fast elements.
-    .replace(eager, 'const BIGINT_CACHE = new Array(256 * 256);\n')
-    .replace(oneByte, 'return (BIGINT_CACHE[bytes[0]] ??= BigInt(bytes[0]));')
-    .replace(twoBytes, 'return (BIGINT_CACHE[bytes[0] * 256 + bytes[1]] ??= BigInt(bytes[0] * 256 + bytes[1]));')
+    // Rows of 256 by the high byte, each made (holes) when a value in it is first asked for: the reads stay on V8's
+    // fast elements, and a start fills the few rows it uses instead of one 65,536-slot array (512 KiB of fresh
+    // pages, ~128 page faults, when the module was evaluated).
+    .replace(eager, 'const BIGINT_CACHE = new Array(256);\n')
+    .replace(oneByte, 'return ((BIGINT_CACHE[0] ??= new Array(256))[bytes[0]] ??= BigInt(bytes[0]));')
+    .replace(twoBytes, 'return ((BIGINT_CACHE[bytes[0]] ??= new Array(256))[bytes[1]] ??= BigInt(bytes[0] * 256 + bytes[1]));')
 }
 
 /** esbuild plugin applying rewriteBigIntCache to @ethereumjs/util's bytes.js (the CLI bundle, scripts/bundle.mjs). */
@@ -175,6 +178,92 @@ export function lazyBigIntCachePlugin() {
         contents: rewriteBigIntCache(readFileSync(args.path, 'utf8')),
         loader: 'js',
       }))
+    },
+  }
+}
+
+/**
+ * The build patch `lazy-start-modules` (src/evm/patches/registry.ts): module
+ * state of @ethereumjs that a CLI start evaluates but never uses, made on
+ * first use instead, each rewrite a table entry below:
+ * - @ethereumjs/vm's runTx.js: DEFAULT_HEADER, the header runTx falls back
+ *   on when given no block (devnet always gives one), a mainnet Common with
+ *   its parameter cache built at evaluation;
+ * - @ethereumjs/evm's BLS12-381, BN254 and P-256 precompiles: the noble curve
+ *   each imports (field towers, generator points, precomputed constants:
+ *   evaluated with the module), loaded by the precompile's first call.
+ * Same values: the header is made as at evaluation (no argument, nothing it
+ * reads changes after), and a curve module's exports are the same objects
+ * whenever it is evaluated. Throws when a text it rewrites is not there
+ * (another @ethereumjs).
+ */
+const lazyStartRewrites = [
+  {
+    file: /[\\/]@ethereumjs[\\/]vm[\\/]dist[\\/]esm[\\/]runTx\.js$/,
+    uses: 12,
+    name: 'DEFAULT_HEADER',
+    eager: 'const DEFAULT_HEADER = createBlockHeader();\n',
+    lazy: 'let DEFAULT_HEADER_made;\nconst DEFAULT_HEADER_lazy = () => (DEFAULT_HEADER_made ??= createBlockHeader());\n',
+  },
+  {
+    file: /[\\/]@ethereumjs[\\/]evm[\\/]dist[\\/]esm[\\/]precompiles[\\/]bls12_381[\\/]noble\.js$/,
+    uses: 17,
+    name: 'bls12_381',
+    eager: "import { bls12_381 } from '@noble/curves/bls12-381.js';\n",
+    lazy: "let bls12_381_made;\nconst bls12_381_lazy = () => (bls12_381_made ??= require('lazy-start:@noble/curves/bls12-381.js#bls12_381').bls12_381);\n",
+    derived: [
+      { name: 'G1_ZERO', uses: 5, eager: 'const G1_ZERO = bls12_381_lazy().G1.Point.ZERO;\n', lazy: 'const G1_ZERO_lazy = () => bls12_381_lazy().G1.Point.ZERO;\n' },
+      { name: 'G2_ZERO', uses: 5, eager: 'const G2_ZERO = bls12_381_lazy().G2.Point.ZERO;\n', lazy: 'const G2_ZERO_lazy = () => bls12_381_lazy().G2.Point.ZERO;\n' },
+    ],
+  },
+  {
+    file: /[\\/]@ethereumjs[\\/]evm[\\/]dist[\\/]esm[\\/]precompiles[\\/]bn254[\\/]noble\.js$/,
+    uses: 16,
+    name: 'bn254',
+    eager: "import { bn254 } from '@noble/curves/bn254.js';\n",
+    lazy: "let bn254_made;\nconst bn254_lazy = () => (bn254_made ??= require('lazy-start:@noble/curves/bn254.js#bn254').bn254);\n",
+  },
+  {
+    file: /[\\/]@ethereumjs[\\/]evm[\\/]dist[\\/]esm[\\/]precompiles[\\/]100-p256verify\.js$/,
+    uses: 4,
+    name: 'p256',
+    eager: "import { p256 } from '@noble/curves/nist.js';\n",
+    lazy: "let p256_made;\nconst p256_lazy = () => (p256_made ??= require('lazy-start:@noble/curves/nist.js#p256').p256);\n",
+  },
+]
+
+/** Rewrites `name` (declared by `eager`, used `uses` times with it) into calls of its `lazy` maker. */
+function makeLazy(text, { name, uses, eager, lazy }) {
+  const word = new RegExp(`\\b${name}\\b`, 'g')
+  if (text.split(eager).length !== 2 || (text.match(word) ?? []).length !== uses)
+    throw new Error(`scripts/engineBundle.mjs: the build patch lazy-start-modules no longer finds ${JSON.stringify(eager.trim())} (${uses} times with its declaration) (src/evm/patches/registry.ts): review it`)
+  const [before, after] = text.split(eager)
+  return before + lazy + after.replace(word, `${name}_lazy()`)
+}
+
+/** The text of `path` with the lazy-start-modules rewrites of its entry; the text as it is for another file. */
+export function rewriteLazyStart(path, text) {
+  const entry = lazyStartRewrites.find((r) => r.file.test(path))
+  if (!entry) return text
+  let out = makeLazy(text, entry)
+  for (const derived of entry.derived ?? []) out = makeLazy(out, derived)
+  return out
+}
+
+/** esbuild plugin applying rewriteLazyStart (the CLI bundle, scripts/bundle.mjs). */
+export function lazyStartModulesPlugin() {
+  return {
+    name: 'lazy-start-modules',
+    setup(b) {
+      // `require('lazy-start:<module>#<name>')`: a module exporting only that name of <module>, so that the bundle keeps
+      // only what it uses of <module> (a require of <module> itself would keep every export).
+      b.onResolve({ filter: /^lazy-start:/ }, (args) => ({ path: args.path, namespace: 'lazy-start', pluginData: { resolveDir: args.resolveDir } }))
+      b.onLoad({ filter: /.*/, namespace: 'lazy-start' }, (args) => {
+        const [, module, name] = /^lazy-start:(.*)#(\w+)$/.exec(args.path)
+        return { contents: `export { ${name} } from '${module}'`, loader: 'js', resolveDir: args.pluginData.resolveDir }
+      })
+      for (const { file } of lazyStartRewrites)
+        b.onLoad({ filter: file }, (args) => ({ contents: rewriteLazyStart(args.path, readFileSync(args.path, 'utf8')), loader: 'js' }))
     },
   }
 }

@@ -174,7 +174,10 @@ async function main(argv: string[], listening: Listening | undefined) {
   // first full collection, which a plain or fork start does not reach (--trace-gc: scavenges only).
   setTimeout(() => applyHeapSettings(heap), 500).unref()
   // The interrupt budget matters from a client's first transactions, which may come at once: set in the next turn.
-  setImmediate(() => applyTieringSettings(tiering))
+  // A timer rather than an immediate: a fork's first reads, dispatched as the node is served, send their upstream
+  // batch from an immediate queued after this point (src/node/fork/remote.ts), and setting the flag (loading
+  // node:v8, ~3 ms) before it would hold the batch back; in the next timers phase it runs while the upstream answers.
+  setTimeout(() => applyTieringSettings(tiering), 0)
   const warning = exposureWarning(config.host)
   if (warning) console.warn(warning)
 }

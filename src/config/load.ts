@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { isAddress, parseEther, parseUnits } from 'viem/utils'
+import { parseEther, parseUnits } from 'viem/utils'
 import { DevnetError } from '../errors/base.js'
 import {
   type DevnetConfig,
@@ -119,6 +119,15 @@ const toInt = (key: string, value: unknown, min = 0): number => {
   return fail(key, `expected an integer >= ${min}, got ${JSON.stringify(value)}`)
 }
 
+/**
+ * An address in any case, checksummed or not: what viem's `isAddress(value,
+ * { strict: false })` accepts. Not viem's: importing it brings its checksum
+ * code (keccak-256, whose module computes its round constants on load) into
+ * the CLI's front bundle (src/cli/front.ts), which runs this before the
+ * socket listens and never needs a checksum.
+ */
+const isAddress = (value: string) => /^0x[0-9a-fA-F]{40}$/.test(value)
+
 const toStr = (key: string, value: unknown): string => {
   if (typeof value === 'string' && value.length > 0) return value
   return fail(key, `expected a string, got ${JSON.stringify(value)}`)
@@ -205,7 +214,7 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
     const o = t as Record<string, unknown>
     checkKeys('token', o, knownKeys.token)
     if (o.address !== undefined) {
-      if (typeof o.address !== 'string' || !isAddress(o.address, { strict: false }))
+      if (typeof o.address !== 'string' || !isAddress(o.address))
         fail('token.address', `expected an address, got ${JSON.stringify(o.address)}`)
       c.token.address = o.address as `0x${string}`
     }
@@ -213,7 +222,7 @@ export function applyConfig(base: DevnetConfig, input: ConfigInput): DevnetConfi
     if (o.symbol !== undefined) c.token.symbol = toStr('token.symbol', o.symbol)
     if (o.balance !== undefined) c.token.balance = toDecimal('token.balance', o.balance, 6)
     if (o.admin !== undefined) {
-      if (typeof o.admin !== 'string' || !isAddress(o.admin, { strict: false }))
+      if (typeof o.admin !== 'string' || !isAddress(o.admin))
         fail('token.admin', `expected an address, got ${JSON.stringify(o.admin)}`)
       c.token.admin = o.admin as `0x${string}`
     }

@@ -1,13 +1,18 @@
 import { createECDH, createHmac, pbkdf2Sync } from 'node:crypto'
 import type { Address, Hex, LocalAccount } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { publicKeyAddress } from '../evm/engine.js'
 
 /** A dev account: its key is known, so the node signs for it (eth_sendTransaction, eth_sign...). */
 export type DevAccount = {
   address: Address
   privateKey: Hex
-  account: LocalAccount
+  /**
+   * viem's `LocalAccount` for the key (eth_sign & co.), made on first use.
+   * viem's accounts module is loaded then too, not with the node: in the CLI
+   * bundle, evaluating it (its secp256k1, with the curve's hash-to-curve set
+   * up) was ~3 ms of every start, which signs nothing.
+   */
+  account(): Promise<LocalAccount>
 }
 
 /** The order of secp256k1's group. */
@@ -110,13 +115,11 @@ export function deriveAccounts(mnemonic: string, count: number): DevAccount[] {
 function devAccount(key: Uint8Array): DevAccount {
   const hex = Buffer.from(key).toString('hex')
   const privateKey = `0x${hex}` as Hex
-  let account: LocalAccount | undefined
+  let account: Promise<LocalAccount> | undefined
   return {
     address: knownAddresses.get(hex) ?? publicKeyAddress(publicKeyCreate(key, false)),
     privateKey,
-    get account() {
-      return (account ??= privateKeyToAccount(privateKey))
-    },
+    account: () => (account ??= import('./localAccount.js').then(({ privateKeyToAccount }) => privateKeyToAccount(privateKey))),
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net'
+import { httpDate as formatHttpDate } from './httpDate.js'
 
 /** What the fast path answers a JSON-RPC POST with: a status and a JSON body (none for 204). */
 export type PostAnswer = { status: number; body: string | undefined }
@@ -80,7 +81,7 @@ const httpDate = (nowMs: number) => {
   const second = Math.floor(nowMs / 1000)
   if (second !== dateSecond) {
     dateSecond = second
-    dateValue = new Date(second * 1000).toUTCString()
+    dateValue = formatHttpDate(second * 1000)
   }
   return dateValue
 }

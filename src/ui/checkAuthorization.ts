@@ -109,7 +109,7 @@ export function createCheckAuthorizationMethod(options: { request: () => EIP1193
     required: 1,
     handler: async (_context, [pasted, submitterParam]) => {
       const [{ createClient, custom }, { checkBeforeCapture }, { readTokenDomain }] = await Promise.all([
-        import('viem'),
+        import('./viemClient.js'),
         import('../payments/check.js'),
         import('../payments/domain.js'),
       ])

@@ -27,7 +27,7 @@ describe('deriveAccounts', () => {
     const mnemonic = 'legal winner thank year wave sausage worth useful legal winner thank yellow'
     const accounts = deriveAccounts(mnemonic, 5)
     expect(accounts.map((a) => ({ address: a.address, privateKey: a.privateKey }))).toEqual(reference(mnemonic, 5))
-    expect(accounts[3]!.account.address).toBe(accounts[3]!.address)
+    expect((await accounts[3]!.account()).address).toBe(accounts[3]!.address)
   })
 
   it("the default mnemonic's memoized seed and curve work are what BIP-39 and the curve give (viem's pure-JS secp256k1 and node:crypto's)", () => {

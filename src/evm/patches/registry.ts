@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { Block, BlockHeader, createBlock, createBlockHeader } from '@ethereumjs/block'
 import { BlockBuilder, Bloom, runTx } from '@ethereumjs/vm'
 import { Common } from '@ethereumjs/common'
-import { EVM } from '@ethereumjs/evm'
+import { EVM, NobleBLS, NobleBN254 } from '@ethereumjs/evm'
 import { BranchMPTNode, CheckpointDB, MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { AccountCache, CodeCache, MerkleStateManager, OriginalStorageCache, StorageCache } from '@ethereumjs/statemanager'
@@ -107,6 +107,10 @@ const gasHandlers = () => (evmInternals.gas as { dynamicGasHandlers: Map<number,
 const ecrecoverEntry = () =>
   (evmInternals.precompiles as { precompileEntries: { address: string; precompile: unknown }[] }).precompileEntries.find(
     (e) => e.address === `${'00'.repeat(19)}01`,
+  )?.precompile
+const p256Entry = () =>
+  (evmInternals.precompiles as { precompileEntries: { address: string; precompile: unknown }[] }).precompileEntries.find(
+    (e) => e.address === `${'00'.repeat(18)}0100`,
   )?.precompile
 const Journal = () => (evmInternals.journal as { Journal: { prototype: unknown } }).Journal
 const txClasses = [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]
@@ -595,6 +599,18 @@ export const enginePatches: readonly EnginePatch[] = [
     scope: 'build',
     upstream: () => [bytesToBigInt],
     fingerprint: '1bd2bbed217a0b77acce3461171b8c94de401c7d6c90bedbf156523604e4c0ab',
+  },
+  {
+    id: 'lazy-start-modules',
+    replaces: [
+      '@ethereumjs/vm: runTx.js\'s DEFAULT_HEADER (made at module evaluation)',
+      '@ethereumjs/evm: the noble curve imports of the BLS12-381, BN254 and P-256 precompiles (evaluated with them)',
+    ],
+    why: 'A CLI start evaluated what it never uses: the default header runTx falls back on without a block (a mainnet Common and its parameter cache) and the BLS12-381, BN254 and P-256 curves (field towers, points, constants), ~5 ms of a fork start\'s profile and their code in the code cache (1842 -> 1796 KiB). Made at first use, they are the same values.',
+    file: 'scripts/engineBundle.mjs (lazyStartModulesPlugin)',
+    scope: 'build',
+    upstream: () => [runTx, NobleBLS, NobleBN254, p256Entry()],
+    fingerprint: 'f26ea99ad31ee75ac53733b3513cfe52caf6cc25488c3ee27970cdc71ce9a16f',
   },
 ]
 

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import type { ForkConfig } from '../../config/schema.js'
 import type { HttpReply } from './httpClient.js'
 import { type Transport, createTransport } from './transport.js'
@@ -50,11 +52,8 @@ export const pinCacheFile = (cacheDir: string, chainId: bigint, blockNumber: big
 /** Where version 1 kept it (one JSON document), still read. */
 export const legacyCacheFile = (cacheDir: string, chainId: bigint, blockNumber: bigint) => join(cacheDir, chainId.toString(), `${blockNumber}.json`)
 
-/**
- * A built-in taken when first needed: the front of a start without a fork takes this module in too, and listens
- * before node:crypto is loaded.
- */
-const builtin = <Id extends 'node:crypto' | 'node:os'>(id: Id) => process.getBuiltinModule(id)
+/** A built-in taken when first needed: the front of a start without a fork takes this module in too. */
+const builtin = <Id extends 'node:os'>(id: Id) => process.getBuiltinModule(id)
 
 /** Per HTTP request, as the upstream client's default (remote.ts). */
 const timeoutMs = 30_000
@@ -62,7 +61,8 @@ const timeoutMs = 30_000
 export function beginFirstReads(options: ForkConfig): FirstReads {
   const offline = options.offline === true
   const cacheDir = options.cacheDir ?? defaultForkCacheDir()
-  const urlFile = join(cacheDir, 'urls', `${builtin('node:crypto').createHash('sha256').update(options.url).digest('hex').slice(0, 32)}.json`)
+  // Hashed with noble's SHA-256, not node:crypto's: loading node:crypto was the largest part of a fork's work before listening.
+  const urlFile = join(cacheDir, 'urls', `${bytesToHex(sha256(utf8ToBytes(options.url))).slice(0, 32)}.json`)
   const known = readChainId(urlFile)
   const numbered = typeof options.blockNumber === 'bigint' ? options.blockNumber : undefined
   const warm = known !== undefined && numbered !== undefined && (existsSync(pinCacheFile(cacheDir, known, numbered)) || existsSync(legacyCacheFile(cacheDir, known, numbered)))

@@ -8,7 +8,7 @@ import { TxRejectedError } from '../../node/errors.js'
 const signer = (node: Node, addr: Address) => {
   const found = node.accounts.find((a) => a.address.toLowerCase() === addr.toLowerCase())
   if (!found) throw new TxRejectedError(`unknown account ${addr}`)
-  return found.account
+  return found.account()
 }
 
 /** Signing with the dev accounts: eth_sign, personal_sign, eth_signTypedData_v4. */
@@ -16,17 +16,17 @@ export const signMethods: MethodDef[] = [
   defineMethod({
     method: 'eth_sign',
     params: [address, data],
-    handler: ({ node }, [addr, message]) => signer(node, addr).signMessage({ message: { raw: message } }),
+    handler: async ({ node }, [addr, message]) => (await signer(node, addr)).signMessage({ message: { raw: message } }),
   }),
   defineMethod({
     method: 'personal_sign',
     params: [data, address],
-    handler: ({ node }, [message, addr]) => signer(node, addr).signMessage({ message: { raw: message } }),
+    handler: async ({ node }, [message, addr]) => (await signer(node, addr)).signMessage({ message: { raw: message } }),
   }),
   defineMethod({
     method: 'eth_signTypedData_v4',
     params: [address, (v: unknown) => v],
-    handler: ({ node }, [addr, typed]) => {
+    handler: async ({ node }, [addr, typed]) => {
       let parsed: unknown = typed
       if (typeof typed === 'string') {
         try {
@@ -39,7 +39,7 @@ export const signMethods: MethodDef[] = [
       const { domain, types, primaryType, message } = parsed as Record<string, unknown>
       if (!types || !primaryType || !message) throw new InvalidParamsError('invalid argument 1: typed data needs types, primaryType and message')
       const { EIP712Domain: _, ...rest } = types as Record<string, unknown>
-      const sign = signer(node, addr).signTypedData as (args: Record<string, unknown>) => Promise<Hex>
+      const sign = (await signer(node, addr)).signTypedData as (args: Record<string, unknown>) => Promise<Hex>
       return sign({ domain: domain ?? {}, types: rest, primaryType, message })
     },
   }),
