@@ -159,9 +159,16 @@ async function buildNode(resolved: DevnetConfig, firstReads?: FirstReads): Promi
 function wrap(holder: { config: DevnetConfig; node: Node }, dispatcher: Dispatcher): Devnet {
   const { config } = holder
   // The dispatcher decodes every method's params itself; the schema types the caller's side.
+  // In process there is no client to overlap an auto seal's second half with, and callers read the node directly
+  // (devnet.node): an answer waits for the pending block's restart (node.settling()), as node.submit does.
+  const settled = async <T>(result: T): Promise<T> => {
+    const settling = holder.node.settling()
+    if (settling) await settling
+    return result
+  }
   const request = (async ({ method, params }: { method: string; params?: unknown }) => {
     try {
-      return await dispatcher.call(method, params ?? [])
+      return await settled(await dispatcher.call(method, params ?? []))
     } catch (error) {
       const e = toRpcError(error, { debug: config.debug, log: (x) => console.error('devnet: internal error:', x) })
       throw new ProviderRpcError(e.code, e.message, 'data' in e ? e.data : undefined)
@@ -181,7 +188,7 @@ function wrap(holder: { config: DevnetConfig; node: Node }, dispatcher: Dispatch
       return holder.node
     },
     request,
-    requestRaw: (payload) => dispatcher.handle(payload),
+    requestRaw: async (payload) => settled(await dispatcher.handle(payload)),
     chain,
     token: { address: config.token.address },
     accounts: holder.node.accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),

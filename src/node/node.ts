@@ -244,6 +244,18 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
 
   /** One pre-confirmation tick: runs the ready pool transactions on the pending state. */
   async function tick() {
+    const publish = await runTick()
+    return publish()
+  }
+
+  /**
+   * A tick's execution: runs the ready pool transactions on the pending
+   * state, and returns what publishes the result (the new snapshot with its
+   * root, the pool and drops updated, `preconf`): at once in a tick, after
+   * the answers in an auto seal (sealAnswerFirst). The pool keeps the
+   * transactions until the snapshot that holds them is published.
+   */
+  async function runTick() {
     await refreshIfStale()
     const senders = pool.senders()
     const nonces = new Map<Address, bigint>()
@@ -254,23 +266,36 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
       log(`dropped ${stale.hash}: nonce too low`)
     }
     const ready = pool.ready((a) => nonces.get(a)!)
-    if (ready.length === 0) return { snapshot: preconf.snapshot(), added: [] as Hex[] }
-    const { added, rejected } = await preconf.tick(ready)
-    for (const tx of added) pool.remove(tx.hash)
-    for (const r of rejected) {
-      if (r.retry) continue
-      pool.remove(r.pooled.hash)
-      dropped.push({ hash: r.pooled.hash, reason: r.reason })
-      log(`dropped ${r.pooled.hash}: ${r.reason}`)
+    if (ready.length === 0) return async () => ({ snapshot: preconf.snapshot(), added: [] as Hex[] })
+    const ran = await preconf.run(ready)
+    return async () => {
+      await ran.publish()
+      const { added, rejected } = ran
+      for (const tx of added) pool.remove(tx.hash)
+      for (const r of rejected) {
+        if (r.retry) continue
+        pool.remove(r.pooled.hash)
+        dropped.push({ hash: r.pooled.hash, reason: r.reason })
+        log(`dropped ${r.pooled.hash}: ${r.reason}`)
+      }
+      const snapshot = preconf.snapshot()
+      if (added.length > 0) events.emit('preconf', snapshot)
+      return { snapshot, added: added.map((tx) => tx.hash) }
     }
-    const snapshot = preconf.snapshot()
-    if (added.length > 0) events.emit('preconf', snapshot)
-    return { snapshot, added: added.map((tx) => tx.hash) }
   }
 
   /** Seals the pending block: ready pool transactions get one last tick, then the layer becomes block N+1. */
   async function seal(): Promise<StoredBlock> {
     await tick()
+    return sealTicked()
+  }
+
+  /**
+   * The rest of a seal once its last tick ran (the block's transactions are
+   * fixed): the layer becomes block N+1 on the chain, and the pending block
+   * starts on it (system writes, its root) before `newHead` goes out.
+   */
+  async function sealTicked(): Promise<StoredBlock> {
     const executed = await preconf.seal()
     const stored = chain.append(executed)
     clock.sealed(stored.block.header.timestamp)
@@ -280,6 +305,13 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     events.emit('newHead', stored)
     return stored
   }
+
+  /**
+   * Set while an auto seal finishes after its senders were answered (see
+   * sealAnswerFirst): the dispatcher holds every request until it resolves,
+   * so none sees the node between the block's execution and its seal.
+   */
+  let settling: Promise<void> | undefined
 
   /**
    * Seals `count` blocks (anvil_mine, hardhat_mine). With an interval, each
@@ -395,16 +427,51 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
   /** Polling filters (eth_newFilter and friends); save()/restore() for snapshots. */
   const filters = createFilterStore({ events, chain })
   /** Auto mining: the seal that will include a transaction just admitted (src/node/autoSeal.ts). */
-  const autoSeal = createAutoSeal<StoredBlock>({
-    seal: (started) =>
-      queue.run(() => {
-        started()
-        return seal()
-      }),
+  const autoSeal = createAutoSeal<readonly ExecutedTx[]>({
+    seal: sealAnswerFirst,
     waiting: () => pool.size(),
-    senders: (sealed) => sealed.txs.map((tx) => tx.from),
+    senders: (included) => included.map((tx) => tx.from),
     maxWaitMs: 2,
   })
+
+  /**
+   * An auto seal, queued, in two halves. The first runs the block's last
+   * tick's transactions, and what the block holds is fixed (a send that
+   * comes later goes into the next block in any case). Then the senders are
+   * answered (the returned promise resolves, with the block's transactions),
+   * and the second half (the tick's state root and snapshot, `preconf`;
+   * sealTicked: header, chain append, the next pending block's system writes
+   * and their trie flush, `newHead`) runs after their answers went out
+   * (setImmediate: after the microtasks that write them), while the client
+   * prepares its next request. The queue job lasts until
+   * both halves ran, so the next write waits as before, and `settling` holds
+   * every request that arrives meanwhile (src/rpc/dispatch.ts): a request
+   * answered after a send sees its block sealed. A send's answer is its hash
+   * either way; a failure of the second half (an internal error) is logged.
+   */
+  function sealAnswerFirst(started: () => void): Promise<readonly ExecutedTx[]> {
+    return new Promise<readonly ExecutedTx[]>((resolve, reject) => {
+      const job = queue.run(async () => {
+        started()
+        const publish = await runTick()
+        let settled!: () => void
+        const done = new Promise<void>((r) => (settled = r))
+        settling = done
+        resolve([...preconf.executed()])
+        await new Promise((r) => setImmediate(r))
+        try {
+          await publish()
+          await sealTicked()
+        } catch (error) {
+          log(`sealing block ${preconf.env().number}: ${(error as Error).stack ?? error}`)
+        } finally {
+          if (settling === done) settling = undefined
+          settled()
+        }
+      })
+      job.catch(reject)
+    })
+  }
 
   const sealer = createSealer({
     mining: config.mining,
@@ -476,9 +543,9 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
     },
     /**
      * Admits a signed transaction and resolves once it is in the pool (or
-     * pre-confirmed); `sealed`, in auto mode, settles when its block is sealed.
+     * pre-confirmed); `sealed`, in auto mode, settles once its block's transactions ran (the rest of the seal: `settling`).
      */
-    enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<StoredBlock> | undefined }> {
+    enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<unknown> | undefined }> {
       // On a fork, the upstream reads the transaction will make go out now, while it waits for the queue.
       if (fork) prefetchOnFork(fork, tx)
       return queue.run(async () => {
@@ -489,12 +556,19 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
         return { hash, sealed: mode.type === 'auto' ? autoSeal.request() : undefined }
       })
     },
-    /** Admits a signed transaction; in auto mode it is pre-confirmed and sealed before this returns. */
-    async submit(tx: TypedTransaction): Promise<Hex> {
+    /**
+     * Admits a signed transaction; in auto mode it is pre-confirmed and sealed
+     * before this returns, and the pending block restarted on its block
+     * unless `answerFirst` (an RPC answer: see `settling`).
+     */
+    async submit(tx: TypedTransaction, options?: { answerFirst?: boolean }): Promise<Hex> {
       const { hash, sealed } = await node.enqueue(tx)
       if (sealed) await sealed
+      if (settling && !options?.answerFirst) await settling
       return hash
     },
+    /** While an auto seal's pending block restarts after its senders were answered: requests wait for it. */
+    settling: () => settling,
     /**
      * Fills, signs and admits under the sender's lock, so sends from one
      * account in flight together take consecutive nonces (geth's AddrLocker);
@@ -505,6 +579,7 @@ export async function createNodeWithParts(config: DevnetConfig, options: NodeOpt
         node.enqueue(await fillAndSignAs(node, request, options)),
       )
       if (sealed) await sealed
+      if (settling) await settling
       return hash
     },
     async submitAndWait(tx: TypedTransaction, timeoutMs: number) {

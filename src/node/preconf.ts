@@ -218,6 +218,19 @@ export function createPreconf(args: {
    * fee (or blob fee), or an earlier nonce of their sender could not run.
    */
   async function tick(pending: PooledTx[]): Promise<{ added: ExecutedTx[]; rejected: RejectedTx[] }> {
+    const ran = await run(pending)
+    await ran.publish()
+    return { added: ran.added, rejected: ran.rejected }
+  }
+
+  /**
+   * tick() in two steps: runs the transactions, and returns with `publish`,
+   * which computes the state root (the trie flush) and publishes the new
+   * snapshot. Until it is called, readers still get the snapshot before the
+   * tick, so only a caller that holds them meanwhile (an auto seal after
+   * its answer, node.settling) may put it off.
+   */
+  async function run(pending: PooledTx[]): Promise<{ added: ExecutedTx[]; rejected: RejectedTx[]; publish: () => Promise<void> }> {
     const added: ExecutedTx[] = []
     const rejected: RejectedTx[] = []
     // A sender whose transaction cannot run blocks its later nonces until the gap is filled.
@@ -250,7 +263,8 @@ export function createPreconf(args: {
         })
       }
     }
-    if (added.length > 0) {
+    const publish = async () => {
+      if (added.length === 0) return
       snapshot = Object.freeze({
         number: env.number,
         index: snapshot.index + 1,
@@ -262,7 +276,7 @@ export function createPreconf(args: {
         added: Object.freeze(added.map((tx) => tx.hash)),
       })
     }
-    return { added, rejected }
+    return { added, rejected, publish }
   }
 
   /**
@@ -351,6 +365,7 @@ export function createPreconf(args: {
     start,
     restart,
     tick,
+    run,
     seal,
     snapshot: () => snapshot,
     parent: () => parent,

@@ -79,10 +79,24 @@ export interface Node {
 
   /** Decodes a raw transaction with the chain's rules. */
   decodeRaw(raw: Uint8Array): TypedTransaction
-  /** Admits a signed transaction; `sealed`, in auto mode, settles when its block is sealed. */
-  enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<StoredBlock> | undefined }>
-  /** Admits a signed transaction; in auto mode it is pre-confirmed and sealed before this returns. */
-  submit(tx: TypedTransaction): Promise<Hex>
+  /**
+   * Admits a signed transaction; `sealed`, in auto mode, settles once the
+   * block that takes it has run its transactions (its seal may still be
+   * finishing: `settling`).
+   */
+  enqueue(tx: TypedTransaction): Promise<{ hash: Hex; sealed: Promise<unknown> | undefined }>
+  /**
+   * Admits a signed transaction; in auto mode it is pre-confirmed and sealed
+   * before this returns, and the pending block restarted on its block, unless
+   * `answerFirst` (an RPC answer: then `settling` covers the rest).
+   */
+  submit(tx: TypedTransaction, options?: { answerFirst?: boolean }): Promise<Hex>
+  /**
+   * Set while an auto seal finishes (header, chain append, the next pending
+   * block) after its senders were answered: the dispatcher holds each
+   * request until it resolves.
+   */
+  settling(): Promise<void> | undefined
   /**
    * Fills, signs and admits a request as its sender, under the sender's lock
    * (eth_sendTransaction, eth_sendUnsignedTransaction); in auto mode resolves

@@ -167,23 +167,37 @@ export function createDispatcher(
     return `[${parts.join(',')}]`
   }
 
+  /*
+   * An auto seal answers its senders before the pending block has restarted on the new head (node.settling(),
+   * src/node/node.ts): a request that comes in meanwhile waits for it, so every request answered after a
+   * transaction's answer sees the chain and the pending block as they are once its block is sealed.
+   */
+  const held =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R | Promise<Awaited<R>> => {
+      const settling = context.node.settling()
+      return settling === undefined ? fn(...args) : (settling.then(() => fn(...args)) as Promise<Awaited<R>>)
+    }
+
   return {
     methods: table,
-    call,
-    handle,
-    respond,
-    respondText(text) {
-      const request = splitRequest(text)
-      const def = request && table.get(request.method)
-      const key = def?.readsState ? memo.key(request!.method, request!.params) : undefined
-      if (key !== undefined) {
-        const found = memo.get(key, resolve)
-        if (found !== undefined) return `{"jsonrpc":"2.0","id":${request!.id},"result":${found}}`
-      }
-      // Parsed whole once: a body that is not JSON gets its -32700 here, a memo miss goes on with the parsed body.
-      return respondToText(text, (payload) =>
-        (key !== undefined && answerAndKeep(def!, request!, key, payload as { params?: unknown })) || respond(payload),
-      )
-    },
+    call: held(call),
+    handle: held(handle),
+    respond: held(respond),
+    respondText: held(respondText),
+  }
+
+  function respondText(text: string): string | undefined | Promise<string | undefined> {
+    const request = splitRequest(text)
+    const def = request && table.get(request.method)
+    const key = def?.readsState ? memo.key(request!.method, request!.params) : undefined
+    if (key !== undefined) {
+      const found = memo.get(key, resolve)
+      if (found !== undefined) return `{"jsonrpc":"2.0","id":${request!.id},"result":${found}}`
+    }
+    // Parsed whole once: a body that is not JSON gets its -32700 here, a memo miss goes on with the parsed body.
+    return respondToText(text, (payload) =>
+      (key !== undefined && answerAndKeep(def!, request!, key, payload as { params?: unknown })) || respond(payload),
+    )
   }
 }

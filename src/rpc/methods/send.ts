@@ -38,7 +38,8 @@ export const sendMethods: MethodDef[] = [
   defineMethod({
     method: 'eth_sendRawTransaction',
     params: [data],
-    handler: ({ node }, [raw]) => node.submit(decodeRaw(node, raw)),
+    // Answers once the block is on the chain; the dispatcher holds later requests until the pending block restarted.
+    handler: ({ node }, [raw]) => node.submit(decodeRaw(node, raw), { answerFirst: true }),
   }),
   defineMethod({
     method: 'eth_sendTransaction',
