@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { NobleBLS, NobleBN254 } from '@ethereumjs/evm'
 import { bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { bls12_381 } from '@noble/curves/bls12-381.js'
-import { build } from 'esbuild'
+import { type Plugin, build } from 'esbuild'
 import { describe, expect, it } from 'vitest'
 import { enginePatches } from '../../src/evm/patches/registry.js'
 import { tempDir } from '../tempDir.js'
@@ -19,23 +19,26 @@ const bytesFile = join(
   'bytes.js',
 )
 
-/** @ethereumjs/util bundled as the CLI bundle takes it (scripts/bundle.mjs, with the build patches), then loaded. */
-async function patchedUtil(): Promise<{ bytesToBigInt: typeof bytesToBigInt; text: string }> {
+/** `contents` bundled as the CLI bundle takes it (scripts/bundle.mjs) with one build patch's plugin, then loaded. */
+async function bundledWith<T>(contents: string, plugin: Plugin): Promise<T & { text: string }> {
   const result = await build({
-    stdin: { contents: "export { bytesToBigInt } from '@ethereumjs/util'", resolveDir: root, loader: 'js' },
+    stdin: { contents, resolveDir: root, loader: 'js' },
     bundle: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
     write: false,
     logLevel: 'silent',
-    plugins: [lazyBigIntCachePlugin()],
+    plugins: [plugin],
   })
   const text = result.outputFiles[0]!.text
-  const file = join(tempDir('devnet-build-patch-'), 'util.mjs')
+  const file = join(tempDir('devnet-build-patch-'), 'bundled.mjs')
   writeFileSync(file, text)
   return { ...(await import(pathToFileURL(file).href)), text }
 }
+
+/** @ethereumjs/util with lazy-bigint-cache. */
+const patchedUtil = () => bundledWith<{ bytesToBigInt: typeof bytesToBigInt }>("export { bytesToBigInt } from '@ethereumjs/util'", lazyBigIntCachePlugin())
 
 describe('build patches (scope build, applied to the CLI bundle)', () => {
   it('lazy-bigint-cache is in the registry, scoped to the build', () => {
@@ -73,23 +76,12 @@ describe('build patches (scope build, applied to the CLI bundle)', () => {
   })
 })
 
-/** @ethereumjs/evm's curve precompiles and @ethereumjs/vm's runTx bundled with lazy-start-modules, then loaded. */
-async function patchedStart(): Promise<{ NobleBLS: typeof NobleBLS; NobleBN254: typeof NobleBN254; text: string }> {
-  const result = await build({
-    stdin: { contents: "export { NobleBLS, NobleBN254 } from '@ethereumjs/evm'\nexport { runTx } from '@ethereumjs/vm'", resolveDir: root, loader: 'js' },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    write: false,
-    logLevel: 'silent',
-    plugins: [lazyStartModulesPlugin()],
-  })
-  const text = result.outputFiles[0]!.text
-  const file = join(tempDir('devnet-build-patch-'), 'start.mjs')
-  writeFileSync(file, text)
-  return { ...(await import(pathToFileURL(file).href)), text }
-}
+/** @ethereumjs/evm's curve precompiles and @ethereumjs/vm's runTx with lazy-start-modules. */
+const patchedStart = () =>
+  bundledWith<{ NobleBLS: typeof NobleBLS; NobleBN254: typeof NobleBN254 }>(
+    "export { NobleBLS, NobleBN254 } from '@ethereumjs/evm'\nexport { runTx } from '@ethereumjs/vm'",
+    lazyStartModulesPlugin(),
+  )
 
 const word = (n: bigint, bytes: number) => hexToBytes(`0x${n.toString(16).padStart(bytes * 2, '0')}`)
 
