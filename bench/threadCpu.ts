@@ -27,3 +27,17 @@ export function statCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
+
+/** Milliseconds each thread of `pid` has run so far, by thread id, with its name (`comm`). */
+export function perThreadCpuMs(pid: number): Map<string, { name: string; ms: number }> {
+  const threads = new Map<string, { name: string; ms: number }>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+      threads.set(tid, { name, ms: runNs(`/proc/${pid}/task/${tid}/schedstat`) / 1e6 })
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return threads
+}

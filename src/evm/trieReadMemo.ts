@@ -1,5 +1,6 @@
 import { CheckpointDB, MerklePatriciaTrie } from '@ethereumjs/mpt'
-import { ValueEncoding, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
+import { ValueEncoding, equalsBytes } from '@ethereumjs/util'
+import { hexKey } from './hexKeys.js'
 import { getSync, notWalked } from './syncTrieGet.js'
 import { flat } from './trieStorage.js'
 
@@ -57,9 +58,8 @@ export function applyTrieReadMemo() {
     // An empty trie holds nothing; ethereumjs would look its root node up, miss it and throw and catch an error.
     if (equalsBytes(root, this.EMPTY_TRIE_ROOT)) return null
     const opts = (this as unknown as { _opts: { useKeyHashing?: boolean; keyPrefix?: Uint8Array } })._opts
-    const id =
-      `${bytesToUnprefixedHex(root)}${opts.useKeyHashing ? 'h' : 'r'}` +
-      `${opts.keyPrefix ? bytesToUnprefixedHex(opts.keyPrefix) : ''}:${bytesToUnprefixedHex(key)}`
+    // hexKey: the library's bytesToUnprefixedHex, flat and in one native step (a byte at a time there).
+    const id = `${hexKey(root)}${opts.useKeyHashing ? 'h' : 'r'}${opts.keyPrefix ? hexKey(opts.keyPrefix) : ''}:${hexKey(key)}`
     const known = memo.get(id)
     if (known !== undefined) return known
     // One synchronous walk when the database allows it (syncTrieGet.ts); else the library's.
@@ -96,7 +96,7 @@ export function applyTrieDbReadMemo() {
     const store = backing._database ?? backing
     let memo = memos.get(store)
     if (memo === undefined) memos.set(store, (memo = new Map()))
-    const keyHex = bytesToUnprefixedHex(key)
+    const keyHex = hexKey(key)
     // A value written or deleted inside an open checkpoint is the checkpoint's to answer.
     const pending = this.checkpoints.length > 0 && this.checkpoints.some((checkpoint) => checkpoint.keyValueMap.has(keyHex))
     const known = pending ? undefined : memo.get(keyHex)

@@ -468,7 +468,7 @@ export const enginePatches: readonly EnginePatch[] = [
   },
   {
     id: 'keyed-caches',
-    replaces: ['@ethereumjs/statemanager: AccountCache, CodeCache, StorageCache (put, get, del, clearStorage, dump; their OrderedMap), in devnet\'s createCaches'],
+    replaces: ['@ethereumjs/statemanager: AccountCache, CodeCache, StorageCache (put, get, del, clearStorage, dump; their OrderedMap), in devnet\'s createCaches and in the copies createVmAt makes (the pending block\'s VM)'],
     why: 'Entries in a red-black tree of hex-string keys built a byte at a time: every account, code and storage read of every call compared and flattened rope strings. A Map of flat keys (hexKeys.ts) holds the same entries, and account entries encode their RLP only when the trie flush reads it: time in the state caches -44 % on a 100-call eth_simulateV1.',
     file: 'src/evm/hexKeys.ts',
     scope: 'instance',
