@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startDevnet } from '../src/index.js'
-import { freePort, p50, root } from './peerProcess.js'
+import { freePort, p50, root, rpc, waitUp } from './peerProcess.js'
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name)
@@ -41,25 +41,16 @@ server._listen2('127.0.0.1', port, 4, undefined, undefined, 0)
 process.on('SIGTERM', () => process.exit(0))
 `
 
-const post = (port: number, method: string, params: unknown[] = []) =>
-  fetch(`http://127.0.0.1:${port}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }).then((r) => r.text())
-
 async function start(entry: string, cwd: string, args: string[], read: boolean): Promise<Marks> {
   const port = await freePort()
   const child = spawn(process.execPath, ['-r', hook, entry, ...args, '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'], cwd })
   let err = ''
   child.stderr.on('data', (d) => (err += d))
   const exited = new Promise((resolve) => child.once('exit', resolve))
-  for (;;) {
-    try {
-      await post(port, 'eth_chainId')
-      break
-    } catch {
-      await new Promise((r) => setTimeout(r, 1))
-    }
-  }
+  const url = `http://127.0.0.1:${port}`
+  await waitUp(url, 1)
   // A cold start's read fills its cache, which the warm restart then finds.
-  if (read) await post(port, 'eth_getBalance', [`0x${'c0'.repeat(20)}`, 'latest'])
+  if (read) await rpc(url, 'eth_getBalance', [`0x${'c0'.repeat(20)}`, 'latest'])
   child.kill('SIGTERM')
   await exited
   const line = /^FIRST_ANSWER (.*)$/m.exec(err)

@@ -111,14 +111,15 @@ for (const name of ['front.cjs', 'cli.cjs']) {
 // The front listens before the engine is read: nothing of it may come in with the front.
 const frontInputs = Object.keys(Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('front.cjs'))[1].inputs)
 // Of the node, only a fork's first reads (the upstream transport and the first batch, sent before listening): they
-// import node's built-ins, noble's SHA-256 (the URL's cache file name) and each other only, and hand plain data and functions to the CLI bundle, whose upstream
-// client takes them over (a class of one bundle is not the other's: nothing with one may come in through them).
+// import node's built-ins, noble's SHA-256 (the URL's cache file name) and each other only, and hand plain data and
+// functions to the CLI bundle, whose upstream client takes them over (a class of one bundle is not the other's:
+// nothing with one may come in through them).
 const frontForkReads = /^src\/node\/fork\/(firstReads|transport|httpClient)\.ts$/
 const heavy = frontInputs.filter((file) => !frontForkReads.test(file) && /@ethereumjs|src\/(evm|node)\/|src\/devnet\.ts|src\/rpc\/methods/.test(file))
 if (heavy.length > 0) throw new Error(`scripts/bundle.mjs: front.cjs takes in what should load after listening: ${heavy.join(', ')}`)
 for (const file of frontInputs.filter((f) => frontForkReads.test(f))) {
   const outside = result.metafile.inputs[file].imports.filter((i) => !i.external && !frontForkReads.test(i.path) && !/^src\/config\/schema\.ts$|^node_modules\/@noble\/hashes\//.test(i.path))
-  if (outside.length > 0) throw new Error(`scripts/bundle.mjs: ${file} must import node's built-ins only (front.cjs takes it in): ${outside.map((i) => i.path).join(', ')}`)
+  if (outside.length > 0) throw new Error(`scripts/bundle.mjs: ${file} must import node's built-ins and noble's SHA-256 only (front.cjs takes it in): ${outside.map((i) => i.path).join(', ')}`)
 }
 
 /**

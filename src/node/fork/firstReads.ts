@@ -22,8 +22,8 @@ import { type Transport, createTransport } from './transport.js'
  * functions, data and plain Errors cross. The reply is read and judged (HTTP
  * status, JSON-RPC errors, retries with backoff, ForkRemoteError) by the
  * upstream client (remote.ts), which takes the sent request as its first
- * attempt. This module and the transport import node's built-ins only
- * (scripts/bundle.mjs checks it).
+ * attempt. This module and the transport import node's built-ins and
+ * noble's SHA-256 only (scripts/bundle.mjs checks it).
  */
 export type FirstReads = {
   url: string

@@ -38,7 +38,7 @@ export const sendMethods: MethodDef[] = [
   defineMethod({
     method: 'eth_sendRawTransaction',
     params: [data],
-    // Answers once the block is on the chain; the dispatcher holds later requests until the pending block restarted.
+    // Answers once its block's transactions ran; the dispatcher holds later requests until the rest of the seal is done.
     handler: ({ node }, [raw]) => node.submit(decodeRaw(node, raw), { answerFirst: true }),
   }),
   defineMethod({
