@@ -189,8 +189,11 @@ describe('live page', () => {
   })
 
   test('behavior: Sign a sample fills the box with an authorization that would capture', async () => {
+    // The box still holds the test before's canceled authorization of 12.5 tokens: the check must see the sample (1 token), not that.
+    expect(await page.inputValue('#auth-input')).toContain('"value":"12500000"')
     await page.click('#sample')
-    await expect.poll(() => page.inputValue('#auth-input')).toContain('"signature"')
+    expect(await page.inputValue('#auth-input')).not.toContain('12500000')
+    await expect.poll(() => page.inputValue('#auth-input'), { timeout: 10_000 }).toContain('"value": "1000000"')
     await page.click('#check')
     await shows('#check-result [data-ok="true"]', 'would capture now with receiveWithAuthorization')
   })

@@ -237,6 +237,9 @@ byId('check').addEventListener('click', async () => {
 byId('sample').addEventListener('click', async () => {
   const [from, to] = [state.accounts[1], state.accounts[2]]
   if (!from || !to) return
+  // Emptied first: a Check clicked while the sample is being signed must not check what the box held before.
+  byId<HTMLTextAreaElement>('auth-input').value = ''
+  byId('check-result').replaceChildren(h('p', { class: 'hint' }, 'signing a sample…'))
   const token = state.token.address
   const [name, version, pending] = (await rpc.batch([
     ['eth_call', [{ to: token, data: '0x06fdde03' }, 'latest']],
