@@ -65,7 +65,7 @@ function compileWithCodeCache(file) {
  * smaller than the bundle) is then read into the same buffer: a fresh page costs its first write (~13 µs a page on
  * a VM that backs guest memory lazily, 3 ms a MB), and this way a start fills 2 MB fewer of them.
  */
-function compileWithCodeCacheLater(file) {
+function compileWithCodeCacheLater(file, beforeCompile) {
   return new Promise((resolve, reject) => {
     readFile(file, (error, bundle) => {
       if (error) return reject(error)
@@ -76,14 +76,16 @@ function compileWithCodeCacheLater(file) {
       } catch (decodeError) {
         return reject(decodeError)
       }
-      readInto(cacheFile, bundle, (missing, cachedData) => {
-        // No cache for this Node version: compile.
-        try {
-          resolve(compileText(file, cacheFile, text, missing ? undefined : cachedData))
-        } catch (compileError) {
-          reject(compileError)
-        }
-      })
+      readInto(cacheFile, bundle, (missing, cachedData) =>
+        Promise.resolve(beforeCompile?.()).then(() => {
+          // No cache for this Node version: compile.
+          try {
+            resolve(compileText(file, cacheFile, text, missing ? undefined : cachedData))
+          } catch (compileError) {
+            reject(compileError)
+          }
+        }),
+      )
     })
   })
 }
@@ -153,7 +155,7 @@ function saveWhenTold(script, cacheFile) {
  * read (src/cli/front.ts), then cli.cjs behind it.
  */
 function runCliBundles(dir, argv) {
-  runWithCodeCache(join(dir, 'front.cjs')).runFront(argv, () => compileWithCodeCacheLater(join(dir, 'cli.cjs')))
+  runWithCodeCache(join(dir, 'front.cjs')).runFront(argv, (beforeCompile) => compileWithCodeCacheLater(join(dir, 'cli.cjs'), beforeCompile))
 }
 
 exports.codeCacheFile = codeCacheFile

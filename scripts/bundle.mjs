@@ -110,11 +110,12 @@ for (const name of ['front.cjs', 'cli.cjs']) {
 }
 // The front listens before the engine is read: nothing of it may come in with the front.
 const frontInputs = Object.keys(Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('front.cjs'))[1].inputs)
-// Of the node, only a fork's first reads (the upstream transport and the first batch, sent before listening): they
-// import node's built-ins, noble's SHA-256 (the URL's cache file name) and each other only, and hand plain data and
-// functions to the CLI bundle, whose upstream client takes them over (a class of one bundle is not the other's:
-// nothing with one may come in through them).
-const frontForkReads = /^src\/node\/fork\/(firstReads|transport|httpClient)\.ts$/
+// Of the node, only a fork's first reads (the upstream transport and the first batch, sent before listening) and its
+// early reads (account reads answered while the engine loads: the pin's cache log and the default dev addresses):
+// they import node's built-ins, noble's SHA-256 (the URL's cache file name) and each other only, and hand plain data
+// and functions to the CLI bundle, whose upstream client and fork source take them over (a class of one bundle is
+// not the other's: nothing with one may come in through them).
+const frontForkReads = /^src\/node\/fork\/(firstReads|transport|httpClient|earlyReads|cacheLog)\.ts$|^src\/node\/knownAddresses\.ts$/
 const heavy = frontInputs.filter((file) => !frontForkReads.test(file) && /@ethereumjs|src\/(evm|node)\/|src\/devnet\.ts|src\/rpc\/methods/.test(file))
 if (heavy.length > 0) throw new Error(`scripts/bundle.mjs: front.cjs takes in what should load after listening: ${heavy.join(', ')}`)
 for (const file of frontInputs.filter((f) => frontForkReads.test(f))) {

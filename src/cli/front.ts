@@ -25,18 +25,39 @@ import type { runCli } from './run.js'
  * use, x402, a fixture) opens nothing here: the whole CLI starts from the arguments
  * alone, as it would without this script, and prints what it prints.
  */
-export async function runFront(argv: string[], compileCli: () => Promise<() => { runCli: typeof runCli }>): Promise<void> {
+export async function runFront(
+  argv: string[],
+  compileCli: (beforeCompile?: () => Promise<void>) => Promise<() => { runCli: typeof runCli }>,
+): Promise<void> {
   const listening = await listenEarly(argv)
   // Compiling the CLI, evaluating it and starting the node each keep the main thread for several milliseconds: a
-  // request that reached the socket meanwhile is answered between them, after a few turns of the event loop.
-  if (listening) await turns()
+  // request that reached the socket meanwhile is answered between them, after a few turns of the event loop, and
+  // each waits for a fork's early reads on their way (and a client's next one, src/rpc/startupDispatcher.ts's idle).
+  let budget = maxHoldMs
+  const between = listening
+    ? async () => {
+        await turns()
+        const held = performance.now()
+        await listening.idle(budget)
+        budget -= performance.now() - held
+      }
+    : undefined
+  if (between) await between()
   // Read off the main thread (bin/codeCache.js): a request that comes meanwhile is answered before the compile.
-  const evaluate = await compileCli()
-  if (listening) await turns()
+  const evaluate = await compileCli(between)
+  if (between) await between()
   const cli = evaluate()
-  if (listening) await turns()
+  if (between) await between()
   cli.runCli(argv, listening)
 }
+
+/**
+ * The longest the steps of loading the CLI wait for early answers, all told:
+ * a client that keeps reading accounts is answered first, for up to this
+ * long, and then the node is built whatever comes (a request the node must
+ * answer ends the wait at once).
+ */
+const maxHoldMs = 250
 
 /** A few turns of the event loop: a connection accepted, its request read and answered. */
 async function turns() {

@@ -18,13 +18,23 @@ export type Responder = Pick<Dispatcher, 'respond' | 'respondText'>
  * test/rpc/startupDispatcher.test.ts), so a tool waiting for the node to come
  * up sees it as soon as the socket listens, and its next call waits.
  *
- * Only a single request with an id, the right envelope and no params is
- * answered early; a batch, a notification or anything malformed waits and
- * gets the node's answer (or error). When the node cannot be built,
+ * On a fork, `earlyRead` answers account reads the upstream (or the disk
+ * cache) gives as they are (src/node/fork/earlyReads.ts says which); one it
+ * cannot answer waits for the node too. `idle` tells the CLI's front when
+ * loading the engine, which keeps the thread for tens of milliseconds at a
+ * time, holds up no early answer (src/cli/front.ts).
+ *
+ * Only a single request with an id and the right envelope (and, for the
+ * chain id, no params) is answered early; a batch, a notification or
+ * anything malformed waits and gets the node's answer (or error). When the node cannot be built,
  * `ready` rejects and waiting requests never settle: the server closing
  * ends their connections.
  */
-export function createStartupDispatcher(chainId: bigint | Promise<bigint> | undefined, ready: Promise<Responder>): Responder {
+export function createStartupDispatcher(
+  chainId: bigint | Promise<bigint> | undefined,
+  ready: Promise<Responder>,
+  earlyRead?: EarlyRead,
+): StartupDispatcher {
   let early: Record<string, string> = {}
   const known = (id: bigint) => {
     early = { eth_chainId: q(id), net_version: id.toString() }
@@ -37,16 +47,49 @@ export function createStartupDispatcher(chainId: bigint | Promise<bigint> | unde
     (dispatcher) => (settled = dispatcher),
     () => new Promise<never>(() => {}),
   )
+  /** Requests waiting for the node, early reads on their way, and when the last early answer was made (for `idle`). */
+  let forNode = 0
+  let reading = 0
+  let lastAnswer = -Infinity
+  const toNode = (payload: unknown) => {
+    forNode++
+    const node = waiting.then((dispatcher) => dispatcher.respond(payload))
+    void node.finally(() => forNode--)
+    return node
+  }
   const respond = (payload: unknown) => {
     if (settled) return settled.respond(payload)
-    const answer = (result: string) => JSON.stringify({ jsonrpc: '2.0', id: (payload as { id: string | number | null }).id, result })
-    const result = earlyResult(payload, early)
+    const answer = (result: string) => {
+      lastAnswer = performance.now()
+      return JSON.stringify({ jsonrpc: '2.0', id: (payload as { id: string | number | null }).id, result })
+    }
+    const request = envelope(payload)
+    const result = request && earlyResult(request, early)
     if (result !== undefined) return Promise.resolve(answer(result))
-    const node = waiting.then((dispatcher) => dispatcher.respond(payload))
-    // Asked before the chain id is learnt: answered when it is, or by the node if that comes first.
-    if (learnt && earlyResult(payload, identity) !== undefined)
-      return Promise.race([learnt.then(() => answer(earlyResult(payload, early)!)), node])
-    return node
+    const read = request && earlyRead?.(request)
+    if (read) {
+      reading++
+      return read.then(
+        (value) => {
+          reading--
+          if (value !== undefined) return answer(value)
+          return settled ? settled.respond(payload) : toNode(payload)
+        },
+        () => {
+          reading--
+          return toNode(payload)
+        },
+      )
+    }
+    // Asked before the chain id is learnt: answered when it is (an early answer on its way), or by the node if that comes first.
+    if (learnt && request && earlyResult(request, identity) !== undefined) {
+      reading++
+      const node = waiting.then((dispatcher) => dispatcher.respond(payload))
+      const either = Promise.race([learnt.then(() => answer(earlyResult(request, early)!)), node])
+      void either.finally(() => reading--)
+      return either
+    }
+    return toNode(payload)
   }
   return {
     respond,
@@ -54,17 +97,57 @@ export function createStartupDispatcher(chainId: bigint | Promise<bigint> | unde
       if (settled) return settled.respondText(text)
       return respondToText(text, respond)
     },
+    async idle(maxMs, urgent) {
+      const until = performance.now() + maxMs
+      for (;;) {
+        const now = performance.now()
+        // Nothing answered early but the chain id, or a request the node must answer: nothing to wait for.
+        if (!earlyRead || settled || forNode > 0 || urgent?.() || now >= until) return
+        const quietFor = now - lastAnswer
+        if (reading === 0 && quietFor >= quietMs) return
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(until - now, reading > 0 ? 1 : quietMs - quietFor))))
+      }
+    },
   }
 }
+
+/** A fork's account reads answered before the node is built (src/node/fork/earlyReads.ts). */
+export type EarlyRead = (request: Request) => Promise<string | undefined> | undefined
+
+/** A startup dispatcher: a Responder, and when the engine's next step of loading may take the thread. */
+export type StartupDispatcher = Responder & {
+  /**
+   * Resolves once no early answer is on its way and none was made in the
+   * last `quietMs` (a client that got one may be sending its next request),
+   * at once when a request waits for the node (or `urgent()` says something
+   * else does), and at the latest after `maxMs`.
+   */
+  idle(maxMs: number, urgent?: () => boolean): Promise<void>
+}
+
+/**
+ * How long after an early answer the engine's loading waits for the client's
+ * next request: a client takes a few milliseconds between an answer and its
+ * next request (viem's or undici's, measured 1-7 ms on the bench machine).
+ */
+const quietMs = 10
+
+type Request = { jsonrpc: '2.0'; method: string; params?: unknown; id: string | number | null }
 
 /** The requests answered early, whatever the answer. */
 const identity: Record<string, string> = { eth_chainId: '', net_version: '' }
 
-function earlyResult(payload: unknown, early: Record<string, string>): string | undefined {
+/** A single request with the right envelope and an id (a notification, a batch or anything malformed waits for the node). */
+function envelope(payload: unknown): Request | undefined {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined
   const r = payload as { jsonrpc?: unknown; method?: unknown; params?: unknown; id?: unknown }
-  if (r.jsonrpc !== '2.0' || typeof r.method !== 'string' || !Object.hasOwn(early, r.method)) return undefined
+  if (r.jsonrpc !== '2.0' || typeof r.method !== 'string') return undefined
   const validId = r.id === null || typeof r.id === 'string' || (typeof r.id === 'number' && Number.isFinite(r.id))
-  if (!validId || !(r.params === undefined || (Array.isArray(r.params) && r.params.length === 0))) return undefined
+  return validId ? (r as Request) : undefined
+}
+
+function earlyResult(r: Request, early: Record<string, string>): string | undefined {
+  if (!Object.hasOwn(early, r.method)) return undefined
+  if (!(r.params === undefined || (Array.isArray(r.params) && r.params.length === 0))) return undefined
   return early[r.method]
 }

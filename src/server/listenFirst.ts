@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream'
 import type { DevnetConfig } from '../config/schema.js'
+import { createEarlyReads } from '../node/fork/earlyReads.js'
 import { type FirstReads, beginFirstReads } from '../node/fork/firstReads.js'
 import { type Responder, createStartupDispatcher } from '../rpc/startupDispatcher.js'
 import { type StaticRoutes, createHttpApp, listen } from './http.js'
@@ -22,6 +23,8 @@ export type Listening = {
   serve(served: Served): void
   /** The node cannot be built: held upgrades are dropped and the server closes (waiting requests with it). */
   fail(error: unknown): Promise<void>
+  /** Resolves when the engine's next step of loading holds up no early answer (src/rpc/startupDispatcher.ts). */
+  idle(maxMs: number): Promise<void>
 }
 
 /**
@@ -45,7 +48,9 @@ export async function listenFirst(config: DevnetConfig): Promise<Listening> {
   // A chain id the config alone decides: the dev chain's, or a fork's once its upstream (or cache, or --fork-chain-id) tells it.
   // (A fixture or a geth genesis brings its own.)
   const chainId = config.fixture || config.genesis ? undefined : firstReads ? (config.fork!.chainId ?? firstReads.chainId) : config.chainId
-  const dispatcher = createStartupDispatcher(chainId, ready.then((r) => r.dispatcher))
+  // A fork's account reads, answered from the upstream or the cache while the engine loads.
+  const early = firstReads ? createEarlyReads(firstReads, config) : undefined
+  const dispatcher = createStartupDispatcher(chainId, ready.then((r) => r.dispatcher), early)
   const routes: StaticRoutes | undefined = config.ui ? (path, html) => ready.then((r) => r.routes?.(path, html)) : undefined
   const server = await listen(createHttpApp(dispatcher, config, routes), config).catch((error: unknown) => {
     // Its kept-alive sockets would hold the process open.
@@ -72,6 +77,8 @@ export async function listenFirst(config: DevnetConfig): Promise<Listening> {
       return held.splice(0)
     },
     serve: (served) => settle.resolve(served),
+    // A WebSocket waiting for the node is a request the node must answer.
+    idle: (maxMs) => dispatcher.idle(maxMs, () => held.length > 0),
     async fail(error) {
       settle.reject(error)
       firstReads?.transport.close()

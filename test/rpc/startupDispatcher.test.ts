@@ -110,6 +110,48 @@ describe('startup dispatcher', () => {
       await server.close()
     }
   })
+
+  test('early reads: answered when the reader gives a value, left to the node when it gives none', async () => {
+    let open!: (responder: Responder) => void
+    const ready = new Promise<Responder>((resolve) => (open = resolve))
+    const reader = (r: { method: string; params?: unknown }) =>
+      r.method === 'eth_getBalance' ? Promise.resolve((r.params as string[])[0] === '0x01' ? '0x5' : undefined) : undefined
+    const dispatcher = createStartupDispatcher(chainId, ready, reader)
+    expect(await dispatcher.respond(request('eth_getBalance', { params: ['0x01', 'latest'] }))).toBe('{"jsonrpc":"2.0","id":7,"result":"0x5"}')
+    // A notification is never answered early.
+    const notification = dispatcher.respond({ jsonrpc: '2.0', method: 'eth_getBalance', params: ['0x01', 'latest'] })
+    const unknown = dispatcher.respond(request('eth_getBalance', { params: ['0x02', 'latest'] }))
+    expect(await settled(notification)).toBe(false)
+    expect(await settled(unknown)).toBe(false)
+    open({ respond: async () => 'from the node', respondText: async () => 'from the node' })
+    expect(await unknown).toBe('from the node')
+    expect(await notification).toBe('from the node')
+  })
+
+  test('idle: waits for an early read on its way and a quiet moment after its answer, not for the node\'s requests', async () => {
+    const ready = new Promise<Responder>(() => {})
+    expect(await settled(createStartupDispatcher(chainId, ready).idle(1_000))).toBe(true)
+    let give!: (value: string) => void
+    const dispatcher = createStartupDispatcher(chainId, ready, (r) =>
+      r.method === 'eth_getBalance' ? new Promise<string>((resolve) => (give = resolve)) : undefined,
+    )
+    const read = dispatcher.respond(request('eth_getBalance', { params: ['0x01', 'latest'] }))
+    let idle = false
+    const waited = dispatcher.idle(1_000).then(() => (idle = true))
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(idle).toBe(false)
+    give('0x5')
+    await read
+    const answeredAt = performance.now()
+    await waited
+    // The quiet moment after an answer, for the client's next request.
+    expect(performance.now() - answeredAt).toBeGreaterThanOrEqual(5)
+    // A request that waits for the node ends the wait at once; so does `urgent`, and `maxMs`.
+    void dispatcher.respond(request('eth_blockNumber'))
+    expect(await settled(dispatcher.idle(1_000))).toBe(true)
+    const other = createStartupDispatcher(chainId, ready, () => undefined)
+    expect(await settled(other.idle(1_000, () => true))).toBe(true)
+  })
 })
 
 afterAll(async () => {

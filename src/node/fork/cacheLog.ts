@@ -37,6 +37,10 @@ export type LoadedCache = {
 
 const magic = 'devnet fork cache'
 
+/** An account as the upstream answered its balance, nonce and code at the pin; null when it is empty. */
+export const cachedAccount = (balance: Hex, nonce: Hex, code: Hex): CachedAccount =>
+  BigInt(balance) === 0n && BigInt(nonce) === 0n && (code === '0x' || !code) ? null : [nonce, balance, code]
+
 export const accountLine = (address: string, entry: CachedAccount) => (entry === null ? `a\t${address}\t-` : `a\t${address}\t${entry.join('\t')}`)
 export const storageLine = (address: string, slot: string, value: string) => `s\t${address}\t${slot}\t${value}`
 export const readLine = (key: string, result: unknown) => `r\t${key}\t${JSON.stringify(result)}`

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import type { ForkConfig } from '../../config/schema.js'
+import type { EarlyHandOver } from './earlyReads.js'
 import type { HttpReply } from './httpClient.js'
 import { type Transport, createTransport } from './transport.js'
 
@@ -42,6 +43,10 @@ export type FirstReads = {
   sent: { body: string; reply: Promise<HttpReply> } | undefined
   /** The upstream's chain id, from the cache or the reply; rejects when neither told it (the node's start then says why). */
   chainId: Promise<bigint>
+  /** The fork block's number: the config's, or the number of the head the reply names; undefined when neither told it. */
+  pin: Promise<bigint | undefined>
+  /** What the front's early reads (earlyReads.ts) read before the node was built, for the fork source. */
+  early?: EarlyHandOver
 }
 
 /** Where fork reads are cached when the config does not say. */
@@ -87,7 +92,28 @@ export function beginFirstReads(options: ForkConfig): FirstReads {
         ? sent.reply.then((reply) => chainIdOf(reply))
         : Promise.reject(new Error('the chain id is not known yet'))
   chainId.catch(() => {})
-  return { url: options.url, offline, cacheDir, urlFile, known, numbered, warm, transport, sent, chainId }
+  const headerId = asks.length
+  const pin =
+    numbered !== undefined
+      ? Promise.resolve(numbered)
+      : sent
+        ? sent.reply.then((reply) => headNumberOf(reply, headerId), () => undefined)
+        : Promise.resolve(undefined)
+  return { url: options.url, offline, cacheDir, urlFile, known, numbered, warm, transport, sent, chainId, pin }
+}
+
+/** The number of the head's header in the first batch's reply (its id `id`); undefined when the reply holds none. */
+function headNumberOf(reply: HttpReply, id: number): bigint | undefined {
+  try {
+    if (reply.status !== 200) return undefined
+    const parsed = JSON.parse(reply.text) as unknown
+    const items = Array.isArray(parsed) ? parsed : [parsed]
+    const item = items.find((r) => r && typeof r === 'object' && (r as { id?: unknown }).id === id) as { result?: { number?: unknown } } | undefined
+    const number = item?.result?.number
+    return typeof number === 'string' && /^0x[0-9a-fA-F]+$/.test(number) ? BigInt(number) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The chain id in the first batch's reply (eth_chainId is its id 1); throws when the reply holds none. */

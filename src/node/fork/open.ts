@@ -87,7 +87,7 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[], rec
       const pinned = await handshake.pin
       upstreamChainId = await handshake.chainId
       blockNumber = pinned.blockNumber
-      cache = createForkSource({ remote, chainId: upstreamChainId, blockNumber, cacheDir: handshake.cacheDir })
+      cache = createForkSource({ remote, chainId: upstreamChainId, blockNumber, cacheDir: handshake.cacheDir, early: begun?.early })
       if (pinned.header) cache.seed('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false], pinned.header)
       header = pinned.header === undefined ? await cache.header(blockNumber) : pinned.header
     } catch (error) {

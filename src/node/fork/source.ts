@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
-import { type Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, unpadBytes } from '../../evm/engine.js'
+import { type Address, bytesToHex, createAddressFromString, bytesToUnprefixedHex, hexToBytes, unpadBytes } from '../../evm/engine.js'
 import type { ForkSource } from '../../evm/forkState.js'
 import { keccak256 } from '../../evm/engine.js'
-import { type CachedAccount, accountLine, appendCacheLog, readCacheLog, readLine, storageLine } from './cacheLog.js'
+import { type CachedAccount, accountLine, cachedAccount, appendCacheLog, readCacheLog, readLine, storageLine } from './cacheLog.js'
+import type { EarlyHandOver } from './earlyReads.js'
 import { legacyCacheFile, pinCacheFile } from './handshake.js'
 import { createPrefetch } from './prefetch.js'
 import type { Remote } from './remote.js'
@@ -33,11 +34,14 @@ export function createForkSource(args: {
   cacheDir: string | undefined
   /** Reads recorded before (a fixture of this fork): answered without the upstream. */
   recorded?: ForkReads | undefined
+  /** What the CLI's front read before the node was built (earlyReads.ts): taken over, never asked for again. */
+  early?: EarlyHandOver | undefined
 }) {
   const { remote, blockNumber } = args
   const pin = `0x${blockNumber.toString(16)}`
   const file = args.cacheDir ? pinCacheFile(args.cacheDir, args.chainId, blockNumber) : undefined
-  const loaded = file ? readCacheLog(file, args.chainId, blockNumber) : undefined
+  const early = args.early && (!args.early.pin || (args.early.pin.chainId === args.chainId && args.early.pin.blockNumber === blockNumber)) ? args.early : undefined
+  const loaded = early?.loaded ?? (file ? readCacheLog(file, args.chainId, blockNumber) : undefined)
   const cache: ForkReads = { accounts: loaded?.accounts ?? {}, storage: loaded?.storage ?? {}, reads: {} }
   /** Reads on disk not asked for yet, as JSON text. */
   const rawReads = loaded?.rawReads ?? new Map<string, string>()
@@ -100,13 +104,15 @@ export function createForkSource(args: {
     const key = address.toString()
     if (decoded.has(key)) return decoded.get(key)
     let entry = cache.accounts[key]
+    // Read by the front before the node was built: taken over below (keep), in the order asked.
+    if (entry === undefined && early?.accounts.has(key)) entry = (await early.accounts.get(key)) ?? cache.accounts[key]
     if (entry === undefined) {
       const [balance, nonce, code] = await Promise.all([
         remote.request<Hex>('eth_getBalance', [key, pin]),
         remote.request<Hex>('eth_getTransactionCount', [key, pin]),
         remote.request<Hex>('eth_getCode', [key, pin]),
       ])
-      entry = BigInt(balance) === 0n && BigInt(nonce) === 0n && (code === '0x' || !code) ? null : [nonce, balance, code]
+      entry = cachedAccount(balance, nonce, code)
       // (A read coalesced with another resolves here twice: one line.)
       if (cache.accounts[key] === undefined) {
         cache.accounts[key] = entry
@@ -114,6 +120,23 @@ export function createForkSource(args: {
       }
     }
     return decode(key, entry)
+  }
+
+  if (early) {
+    remote.stats.http += early.stats.http
+    remote.stats.requests += early.stats.requests
+    for (const [key, read] of early.accounts)
+      void read.then((entry) => {
+        if (entry === undefined || cache.accounts[key] !== undefined) return
+        cache.accounts[key] = entry
+        touch(accountLine(key, entry))
+      })
+    early.source = {
+      read: async (address) => {
+        await accountEntry(createAddressFromString(address))
+        return cache.accounts[address] ?? null
+      },
+    }
   }
 
   const source: ForkSource = {
