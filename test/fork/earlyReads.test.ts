@@ -3,7 +3,7 @@ import { type Server, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Hex, encodeFunctionData, parseEther } from 'viem'
+import { encodeFunctionData, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { paymentTokenAbi } from '../../src/artifacts/paymentToken.js'
 import { resolveConfig } from '../../src/config/resolve.js'
@@ -84,6 +84,26 @@ async function listen(cacheDir: string, extra: { offline?: boolean; mnemonic?: s
 }
 /** The remote's answer for the payee's balance at `tag`. */
 const payeeBalance = (tag: string) => remote.request<LooseRpc>({ method: 'eth_getBalance', params: [payee, tag] })
+/** Runs `run` with a fresh fork cache directory, removed after. */
+async function withCacheDir(run: (cacheDir: string) => Promise<void>) {
+  const cacheDir = mkdtempSync(join(tmpdir(), 'devnet-early-'))
+  try {
+    await run(cacheDir)
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true })
+  }
+}
+
+/** Builds the node behind `listening`, runs `run` against it, and closes it. */
+async function served(listening: Listening, run: (fork: StartedDevnet) => Promise<void> = async () => {}) {
+  const fork = await serveListening(listening)
+  try {
+    await run(fork)
+  } finally {
+    await fork.close()
+  }
+}
+
 const urlOf = (listening: Listening) => listening.server.url
 
 beforeAll(async () => {
@@ -105,17 +125,16 @@ afterAll(async () => {
 })
 
 describe('fork: account reads answered while the engine loads', () => {
-  test('behavior: balance, nonce and code at latest, pending and the pin are the node\'s answers, made before it is built, read once', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'devnet-early-'))
-    const pinTag = `0x${pin.toString(16)}`
-    const reads: [string, unknown[]][] = []
-    for (const address of [payee, remote.token.address, empty, mixed])
-      for (const method of ['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode'])
-        for (const tag of ['latest', 'pending', pinTag]) reads.push([method, [address, tag]])
-    // A dev account of the fork (the config's balance, not the upstream's): not answered early.
-    const devAccount = deriveAccounts(remote.config.mnemonic, 1)[0]!.address
-    const listening = await listen(cacheDir)
-    try {
+  test('behavior: balance, nonce and code at latest, pending and the pin are the node\'s answers, made before it is built, read once', () =>
+    withCacheDir(async (cacheDir) => {
+      const pinTag = `0x${pin.toString(16)}`
+      const reads: [string, unknown[]][] = []
+      for (const address of [payee, remote.token.address, empty, mixed])
+        for (const method of ['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode'])
+          for (const tag of ['latest', 'pending', pinTag]) reads.push([method, [address, tag]])
+      // A dev account of the fork (the config's balance, not the upstream's): not answered early.
+      const devAccount = deriveAccounts(remote.config.mnemonic, 1)[0]!.address
+      const listening = await listen(cacheDir)
       const url = urlOf(listening)
       proxy.methods.length = 0
       const early = await Promise.all(reads.map(([method, params]) => post(url, method, params)))
@@ -125,8 +144,7 @@ describe('fork: account reads answered while the engine loads', () => {
       const waiting = post(url, 'eth_getBalance', [devAccount, 'latest'], 60_000)
       expect(await Promise.race([waiting, new Promise((r) => setTimeout(() => r('still waiting'), 300))])).toBe('still waiting')
 
-      const fork = await serveListening(listening)
-      try {
+      await served(listening, async (fork) => {
         const before = proxy.methods.length
         const fromNode = await Promise.all(reads.map(([method, params]) => post(url, method, params)))
         expect(early).toEqual(fromNode)
@@ -136,9 +154,7 @@ describe('fork: account reads answered while the engine loads', () => {
         // The upstream's values at the pin, not after it.
         expect(JSON.parse(early[0]!).result).toBe(await payeeBalance(pinTag))
         expect(JSON.parse(early[0]!).result).not.toBe(await payeeBalance('latest'))
-      } finally {
-        await fork.close()
-      }
+      })
       // Written to the pin's cache by the node's fork source.
       const log = readFileSync(pinCacheFile(cacheDir, 31337n, pin), 'utf8')
       expect(log).toContain(`a\t${payee}\t`)
@@ -146,22 +162,15 @@ describe('fork: account reads answered while the engine loads', () => {
 
       // A warm start answers them early from that cache, with no upstream request at all.
       const warm = await listen(cacheDir)
-      try {
-        proxy.methods.length = 0
-        expect(await Promise.all(reads.map(([method, params]) => post(urlOf(warm), method, params)))).toEqual(early)
-        expect(proxy.methods).toEqual([])
-      } finally {
-        await (await serveListening(warm)).close()
-      }
-    } finally {
-      rmSync(cacheDir, { recursive: true, force: true })
-    }
-  })
+      proxy.methods.length = 0
+      expect(await Promise.all(reads.map(([method, params]) => post(urlOf(warm), method, params)))).toEqual(early)
+      expect(proxy.methods).toEqual([])
+      await served(warm)
+    }))
 
   test('default: other blocks, other methods, batches, notifications, start-written accounts and an unknown mnemonic wait for the node', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'devnet-early-'))
-    const listening = await listen(cacheDir)
-    try {
+    await withCacheDir(async (cacheDir) => {
+      const listening = await listen(cacheDir)
       const url = urlOf(listening)
       const waiting = [
         post(url, 'eth_getBalance', [payee, '0x1'], 60_000),
@@ -177,66 +186,42 @@ describe('fork: account reads answered while the engine loads', () => {
       for (const p of [...waiting, batch]) void p.then(() => settled.push(p))
       await new Promise((r) => setTimeout(r, 300))
       expect(settled).toEqual([])
-      const fork = await serveListening(listening)
-      try {
+      await served(listening, async () => {
         const answers = (await Promise.all(waiting)).map((text) => JSON.parse(text!))
         expect(answers[0].result).toBe(await payeeBalance('0x1'))
         expect(answers[3].result).toBe(`0x${'0'.repeat(64)}`)
         expect(answers[6].error.code).toBe(-32602)
         expect(JSON.parse(await batch)[0].result).toBe(await payeeBalance(`0x${pin.toString(16)}`))
-      } finally {
-        await fork.close()
-      }
-    } finally {
-      rmSync(cacheDir, { recursive: true, force: true })
-    }
-
+      })
+    })
     // Another mnemonic: the dev accounts are not known without the curve work, so nothing is answered early.
-    const other = mkdtempSync(join(tmpdir(), 'devnet-early-'))
-    const custom = await listen(other, { mnemonic: 'legal winner thank year wave sausage worth useful legal winner thank yellow' })
-    try {
+    await withCacheDir(async (cacheDir) => {
+      const custom = await listen(cacheDir, { mnemonic: 'legal winner thank year wave sausage worth useful legal winner thank yellow' })
       expect(await post(urlOf(custom), 'eth_getBalance', [payee, 'latest'], 300)).toBeUndefined()
-    } finally {
-      await (await serveListening(custom)).close()
-      rmSync(other, { recursive: true, force: true })
-    }
+      await served(custom)
+    })
   })
 
-  test('error: an early read the upstream fails is left to the node, which retries it as any read', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'devnet-early-'))
-    const listening = await listen(cacheDir)
-    try {
-      const url = urlOf(listening)
+  test('error: an early read the upstream fails is left to the node, which retries it as any read', () =>
+    withCacheDir(async (cacheDir) => {
+      const listening = await listen(cacheDir)
       proxy.failNext(accountBatch)
-      const answer = post(url, 'eth_getBalance', [payee, 'latest'], 60_000)
-      const fork = await serveListening(listening)
-      try {
-        expect(JSON.parse((await answer)!).result).toBe(await payeeBalance(`0x${pin.toString(16)}`))
-      } finally {
-        await fork.close()
-      }
-    } finally {
-      rmSync(cacheDir, { recursive: true, force: true })
-    }
-  })
-
-  test('error: offline, a read the cache lacks waits for the node, whose answer names what is missing', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'devnet-early-'))
-    // Record the pin (the node's start reads), then replay it offline.
-    await (await serveListening(await listen(cacheDir))).close()
-    const listening = await listen(cacheDir, { offline: true })
-    try {
       const answer = post(urlOf(listening), 'eth_getBalance', [payee, 'latest'], 60_000)
-      const fork = await serveListening(listening)
-      try {
+      await served(listening, async () => {
+        expect(JSON.parse((await answer)!).result).toBe(await payeeBalance(`0x${pin.toString(16)}`))
+      })
+    }))
+
+  test('error: offline, a read the cache lacks waits for the node, whose answer names what is missing', () =>
+    withCacheDir(async (cacheDir) => {
+      // Record the pin (the node's start reads), then replay it offline.
+      await served(await listen(cacheDir))
+      const listening = await listen(cacheDir, { offline: true })
+      const answer = post(urlOf(listening), 'eth_getBalance', [payee, 'latest'], 60_000)
+      await served(listening, async () => {
         expect(JSON.parse((await answer)!).error.message).toMatch(/offline, and the fork cache has no answer/)
-      } finally {
-        await fork.close()
-      }
-    } finally {
-      rmSync(cacheDir, { recursive: true, force: true })
-    }
-  })
+      })
+    }))
 
   test('the accounts a start writes are the engine\'s system contracts and the tombstones\' account', () => {
     expect(new Set(startWrites)).toEqual(new Set([...systemContracts.map((c) => c.address.toLowerCase()), tombstoneAddress.toString()]))
