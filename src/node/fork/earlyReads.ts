@@ -19,7 +19,7 @@ export type EarlyHandOver = {
   /** Accounts read from the upstream before the node was built (lowercase address → entry; undefined when the read failed). */
   accounts: Map<string, Promise<CachedAccount | undefined>>
   /** Upstream requests made for them, counted into the upstream client's stats once the source exists. */
-  stats: { http: number; requests: number; retries: number }
+  stats: { http: number; requests: number }
   /** Set by the source once it exists (and has taken what was read so far): later reads are its own. */
   source?: { read(address: string): Promise<CachedAccount> }
 }
@@ -60,13 +60,14 @@ export const startWrites = [
  * writes it to the disk cache and never asks the upstream for it again.
  *
  * Undefined when the dev accounts are not known without the curve work (a
- * mnemonic other than the default, more than its 20 memoized accounts), or
- * the pin's cache is a version 1 file: then every request waits.
+ * mnemonic other than the default, more than its 20 memoized accounts); a
+ * pin whose cache is a version 1 file answers nothing either: then every
+ * request waits.
  */
 export function createEarlyReads(first: FirstReads, config: DevnetConfig) {
   if (config.mnemonic !== defaultMnemonic || config.accounts > knownAddresses.size) return undefined
   const skipped = new Set([...startWrites, ...[...knownAddresses.values()].slice(0, config.accounts).map((a) => a.toLowerCase())])
-  const early: EarlyHandOver = { pin: undefined, loaded: undefined, accounts: new Map(), stats: { http: 0, requests: 0, retries: 0 } }
+  const early: EarlyHandOver = { pin: undefined, loaded: undefined, accounts: new Map(), stats: { http: 0, requests: 0 } }
   first.early = early
   let disabled = false
   /** The pin's chain id and number, once known (from the config, the URL's cache file or the first batch's reply). */
@@ -109,11 +110,9 @@ export function createEarlyReads(first: FirstReads, config: DevnetConfig) {
 
   /** The result of `payload` (a request with a valid envelope and id), when this answers it; undefined: the node does. */
   return function answer(payload: { method: string; params?: unknown }): Promise<string | undefined> | undefined {
-    if (disabled) return undefined
-    const r = payload
-    if (!Object.hasOwn(methods, r.method) || !Array.isArray(r.params)) return undefined
-    const field = methods[r.method as keyof typeof methods]
-    const [address, tag, ...rest] = r.params as unknown[]
+    if (disabled || !Object.hasOwn(methods, payload.method) || !Array.isArray(payload.params)) return undefined
+    const field = methods[payload.method as keyof typeof methods]
+    const [address, tag, ...rest] = payload.params as unknown[]
     if (rest.length > 0 || typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address)) return undefined
     const key = address.toLowerCase()
     if (skipped.has(key) || !(tag === undefined || typeof tag === 'string')) return undefined
