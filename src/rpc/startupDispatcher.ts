@@ -66,7 +66,8 @@ export function createStartupDispatcher(
     const request = envelope(payload)
     const result = request && earlyResult(request, early)
     if (result !== undefined) return Promise.resolve(answer(result))
-    const read = request && earlyRead?.(request)
+    // Not once a request waits for the node: what comes after it (a read pipelined behind a send) waits behind it.
+    const read = request && forNode === 0 ? earlyRead?.(request) : undefined
     if (read) {
       reading++
       return read.then(

@@ -123,9 +123,13 @@ describe('startup dispatcher', () => {
     const unknown = dispatcher.respond(request('eth_getBalance', { params: ['0x02', 'latest'] }))
     expect(await settled(notification)).toBe(false)
     expect(await settled(unknown)).toBe(false)
+    // Once a request waits for the node, a read that comes after it waits behind it (a read pipelined behind a send).
+    const behind = dispatcher.respond(request('eth_getBalance', { params: ['0x01', 'latest'] }))
+    expect(await settled(behind)).toBe(false)
     open({ respond: async () => 'from the node', respondText: async () => 'from the node' })
     expect(await unknown).toBe('from the node')
     expect(await notification).toBe('from the node')
+    expect(await behind).toBe('from the node')
   })
 
   test('idle: waits for an early read on its way and a quiet moment after its answer, not for the node\'s requests', async () => {
