@@ -7,8 +7,10 @@
  * this process (sharing its thread with the upstream). Rows: time to first answer, first read of a cold
  * account, a cached read, 100 token transfers on the fork, and a restart
  * with a warm cache (time, remote calls). With `anvil` on the PATH, Anvil
- * `--fork-url` runs against the same upstream in the same run. Asserts
- * nothing; figures on a loaded machine are noise.
+ * `--fork-url` runs against the same upstream in the same run, after a
+ * throwaway round that warms the upstream. `ROUNDS=N` runs each node N
+ * times, alternated, and prints medians with their range. Asserts nothing;
+ * figures on a loaded machine are noise.
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -133,28 +135,40 @@ async function main() {
   await remote.request({ method: 'anvil_mine', params: ['0x200'] })
   const pin = remote.node.chain.height()
   const proxy = await countingProxy(remote.url)
-  const rows = [await measure('devnet (process)', devnetProcessStarter(), proxy.url, proxy, pin, token)]
+  // A throwaway round first: the upstream (an in-process devnet) and this process's client code are then warm for
+  // every row alike; otherwise the first row pays for the upstream's first historical reads and later rows do not.
+  await measure('warm-up', devnetStarter, proxy.url, proxy, pin, token)
+  const starters: [string, Starter][] = [['devnet (process)', devnetProcessStarter()]]
   // Node 20 parses NODE_EXTRA_CA_CERTS's certificates as it starts, before any script (a whole system bundle: ~45 ms
   // of CPU on the bench machine, whose environment sets it); Anvil never reads it. A second row shows devnet's
   // process as it starts where the variable is unset, as on most machines; the first row is this environment's.
   const { NODE_EXTRA_CA_CERTS: extraCerts, ...withoutExtraCerts } = process.env
-  if (extraCerts !== undefined) rows.push(await measure('devnet (process, NODE_EXTRA_CA_CERTS unset)', devnetProcessStarter(withoutExtraCerts), proxy.url, proxy, pin, token))
-  rows.push(
-    await measure('devnet (in this process)', devnetStarter, proxy.url, proxy, pin, token),
-  )
+  if (extraCerts !== undefined) starters.push(['devnet (process, NODE_EXTRA_CA_CERTS unset)', devnetProcessStarter(withoutExtraCerts)])
+  starters.push(['devnet (in this process)', devnetStarter])
   let hasAnvil = false
   try {
     execFileSync('anvil', ['--version'], { stdio: 'ignore' })
     hasAnvil = true
   } catch {}
-  if (hasAnvil) rows.push(await measure('anvil', anvilStarter, proxy.url, proxy, pin, token))
+  if (hasAnvil) starters.push(['anvil', anvilStarter])
+  // ROUNDS=N: each node N times, the order reversed every other round; each cell is then the median (min–max).
+  const rounds = Number(process.env.ROUNDS ?? 1)
+  const runs = new Map<string, Awaited<ReturnType<typeof measure>>[]>(starters.map(([name]) => [name, []]))
+  for (let round = 0; round < rounds; round++)
+    for (const [name, start] of round % 2 ? [...starters].reverse() : starters) runs.get(name)!.push(await measure(name, start, proxy.url, proxy, pin, token))
   const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`
-  console.log(`upstream: in-process devnet, fork block ${pin}; remote calls = HTTP requests reaching it`)
+  const cell = (of: Awaited<ReturnType<typeof measure>>[], pick: (r: Awaited<ReturnType<typeof measure>>) => number | undefined, format: (n: number) => string) => {
+    const values = of.map(pick).filter((v): v is number => v !== undefined).sort((a, b) => a - b)
+    if (values.length === 0) return 'n/a'
+    const median = format(values[values.length >> 1]!)
+    return values.length === 1 ? median : `${median} (${format(values[0]!)}–${format(values.at(-1)!)})`
+  }
+  console.log(`upstream: in-process devnet, fork block ${pin}; remote calls = HTTP requests reaching it${rounds > 1 ? `; ${rounds} rounds, medians (min–max)` : ''}`)
   console.log('| node | first answer | cold account read | cached read | 100 token transfers | their CPU (node process) | remote calls (cold) | warm restart + read | remote calls (warm) |')
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
-  for (const r of rows)
+  for (const [name, of] of runs)
     console.log(
-      `| ${r.name} | ${ms(r.firstAnswer)} | ${ms(r.coldRead)} | ${ms(r.cachedRead)} | ${ms(r.transfers)} | ${r.transfersCpu === undefined ? 'n/a' : ms(r.transfersCpu)} | ${r.coldCalls} | ${ms(r.warmStart)} | ${r.warmCalls} |`,
+      `| ${name} | ${cell(of, (r) => r.firstAnswer, ms)} | ${cell(of, (r) => r.coldRead, ms)} | ${cell(of, (r) => r.cachedRead, ms)} | ${cell(of, (r) => r.transfers, ms)} | ${cell(of, (r) => r.transfersCpu, ms)} | ${cell(of, (r) => r.coldCalls, String)} | ${cell(of, (r) => r.warmStart, ms)} | ${cell(of, (r) => r.warmCalls, String)} |`,
     )
   if (extraCerts !== undefined) console.log(`NODE_EXTRA_CA_CERTS=${extraCerts} in this environment: Node parses it at every start, Anvil does not`)
   if (!hasAnvil) console.log('anvil: not on the PATH, no Anvil row')
