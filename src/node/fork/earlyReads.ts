@@ -80,7 +80,8 @@ export function createEarlyReads(first: FirstReads, config: DevnetConfig) {
   const begin = (at: { chainId: bigint; blockNumber: bigint }) => {
     if (early.pin || disabled) return !disabled
     early.pin = at
-    if (early.source) return true
+    // The first reads looked for the pin's files when they knew the chain id and the pin: a cold start has none.
+    if (early.source || (!first.warm && first.known !== undefined && first.numbered !== undefined)) return true
     early.loaded = readCacheLog(pinCacheFile(first.cacheDir, at.chainId, at.blockNumber), at.chainId, at.blockNumber)
     // A version 1 file only: the source converts it; reading around it here would ask the upstream for what it holds.
     if (!early.loaded && existsSync(legacyCacheFile(first.cacheDir, at.chainId, at.blockNumber))) disabled = true
