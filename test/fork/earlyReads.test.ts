@@ -77,8 +77,8 @@ async function post(url: string, method: string, params: unknown[], ms = 1_000):
   }
 }
 
-async function listen(cacheDir: string, extra: { offline?: boolean; mnemonic?: string } = {}): Promise<Listening> {
-  const fork = { url: proxy.url, blockNumber: Number(pin), cacheDir, offline: extra.offline ?? false }
+async function listen(cacheDir: string, extra: { offline?: boolean; mnemonic?: string; latest?: boolean } = {}): Promise<Listening> {
+  const fork = { url: proxy.url, blockNumber: extra.latest ? ('latest' as const) : Number(pin), cacheDir, offline: extra.offline ?? false }
   const config = await resolveConfig({ port: 0, mining: 'manual', clock: 'virtual', quiet: true, ...(extra.mnemonic ? { mnemonic: extra.mnemonic } : {}), fork })
   return listenFirst(config)
 }
@@ -201,6 +201,19 @@ describe('fork: account reads answered while the engine loads', () => {
       await served(custom)
     })
   })
+
+  test('behavior: a fork of `latest` answers at the head the first batch named (its number is the pin)', () =>
+    withCacheDir(async (cacheDir) => {
+      const head = `0x${remote.node.chain.height().toString(16)}`
+      const listening = await listen(cacheDir, { latest: true })
+      const early = await post(urlOf(listening), 'eth_getBalance', [payee, head], 5_000)
+      expect(JSON.parse(early!).result).toBe(await payeeBalance(head))
+      // The remote's head is past the numbered pin of the other cases: a different balance, so the right block was read.
+      expect(JSON.parse(early!).result).not.toBe(await payeeBalance(`0x${pin.toString(16)}`))
+      await served(listening, async () => {
+        expect(await post(urlOf(listening), 'eth_getBalance', [payee, 'latest'])).toBe(early)
+      })
+    }))
 
   test('error: an early read the upstream fails is left to the node, which retries it as any read', () =>
     withCacheDir(async (cacheDir) => {
