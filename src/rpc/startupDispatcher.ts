@@ -54,7 +54,8 @@ export function createStartupDispatcher(
   const toNode = (payload: unknown) => {
     forNode++
     const node = waiting.then((dispatcher) => dispatcher.respond(payload))
-    void node.finally(() => forNode--)
+    const done = () => void forNode--
+    node.then(done, done)
     return node
   }
   const respond = (payload: unknown) => {
@@ -87,7 +88,8 @@ export function createStartupDispatcher(
       reading++
       const node = waiting.then((dispatcher) => dispatcher.respond(payload))
       const either = Promise.race([learnt.then(() => answer(earlyResult(request, early)!)), node])
-      void either.finally(() => reading--)
+      const done = () => void reading--
+      either.then(done, done)
       return either
     }
     return toNode(payload)
