@@ -47,10 +47,18 @@ export function createStartupDispatcher(
     (dispatcher) => (settled = dispatcher),
     () => new Promise<never>(() => {}),
   )
-  /** Requests waiting for the node, early reads on their way, and when the last early answer was made (for `idle`). */
+  /** Requests waiting for the node, when each early answer on its way began, and when the last was made (for `idle`). */
   let forNode = 0
-  let reading = 0
+  const reading = new Set<{ since: number }>()
   let lastAnswer = -Infinity
+  /** Tracks an early answer on its way until `answer` settles. */
+  const onItsWay = <T>(answer: Promise<T>) => {
+    const entry = { since: performance.now() }
+    reading.add(entry)
+    const done = () => void reading.delete(entry)
+    answer.then(done, done)
+    return answer
+  }
   const toNode = (payload: unknown) => {
     forNode++
     const node = waiting.then((dispatcher) => dispatcher.respond(payload))
@@ -69,28 +77,15 @@ export function createStartupDispatcher(
     if (result !== undefined) return Promise.resolve(answer(result))
     // Not once a request waits for the node: what comes after it (a read pipelined behind a send) waits behind it.
     const read = request && forNode === 0 ? earlyRead?.(request) : undefined
-    if (read) {
-      reading++
-      return read.then(
-        (value) => {
-          reading--
-          if (value !== undefined) return answer(value)
-          return settled ? settled.respond(payload) : toNode(payload)
-        },
-        () => {
-          reading--
-          return toNode(payload)
-        },
+    if (read)
+      return onItsWay(read).then(
+        (value) => (value !== undefined ? answer(value) : settled ? settled.respond(payload) : toNode(payload)),
+        () => toNode(payload),
       )
-    }
     // Asked before the chain id is learnt: answered when it is (an early answer on its way), or by the node if that comes first.
     if (learnt && request && earlyResult(request, identity) !== undefined) {
-      reading++
       const node = waiting.then((dispatcher) => dispatcher.respond(payload))
-      const either = Promise.race([learnt.then(() => answer(earlyResult(request, early)!)), node])
-      const done = () => void reading--
-      either.then(done, done)
-      return either
+      return onItsWay(Promise.race([learnt.then(() => answer(earlyResult(request, early)!)), node]))
     }
     return toNode(payload)
   }
@@ -107,8 +102,10 @@ export function createStartupDispatcher(
         // Nothing answered early but the chain id, or a request the node must answer: nothing to wait for.
         if (!earlyRead || settled || forNode > 0 || urgent?.() || now >= until) return
         const quietFor = now - lastAnswer
-        if (reading === 0 && quietFor >= quietMs) return
-        await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(until - now, reading > 0 ? 1 : quietMs - quietFor))))
+        // An answer that waits on the upstream longer than `flightMs` (a remote one) no longer holds the loading up.
+        const flying = [...reading].some((entry) => now - entry.since < flightMs)
+        if (!flying && quietFor >= quietMs) return
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(until - now, flying ? 1 : quietMs - quietFor))))
       }
     },
   }
@@ -120,8 +117,9 @@ export type EarlyRead = (request: Request) => Promise<string | undefined> | unde
 /** A startup dispatcher: a Responder, and when the engine's next step of loading may take the thread. */
 export type StartupDispatcher = Responder & {
   /**
-   * Resolves once no early answer is on its way and none was made in the
-   * last `quietMs` (a client that got one may be sending its next request),
+   * Resolves once no early answer begun in the last `flightMs` is on its
+   * way and none was made in the last `quietMs` (a client that got one may
+   * be sending its next request),
    * at once when a request waits for the node (or `urgent()` says something
    * else does), and at the latest after `maxMs`.
    */
@@ -134,6 +132,14 @@ export type StartupDispatcher = Responder & {
  * next request (viem's or undici's, measured 1-7 ms on the bench machine).
  */
 const quietMs = 10
+
+/**
+ * How long an early answer on its way (waiting on the upstream) holds the
+ * engine's loading up: a local upstream answers within it (3–7 ms here), and
+ * the loading then does not delay its answer; a remote one takes longer, and
+ * the loading goes on meanwhile, as it did before any answer was early.
+ */
+const flightMs = 20
 
 type Request = { jsonrpc: '2.0'; method: string; params?: unknown; id: string | number | null }
 

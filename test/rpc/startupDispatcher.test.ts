@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { type Devnet, createDevnet } from '../../src/index.js'
 import { type Responder, createStartupDispatcher } from '../../src/rpc/startupDispatcher.js'
 import { createHttpApp, listen } from '../../src/server/http.js'
@@ -132,27 +132,42 @@ describe('startup dispatcher', () => {
     expect(await behind).toBe('from the node')
   })
 
-  test('idle: waits for an early read on its way and a quiet moment after its answer, not for the node\'s requests', async () => {
+  test('idle: waits for an early read on its way (for a while: a remote upstream does not hold the loading up) and a quiet moment after its answer', async () => {
     const ready = new Promise<Responder>(() => {})
     expect(await settled(createStartupDispatcher(chainId, ready).idle(1_000))).toBe(true)
-    let give!: (value: string) => void
-    const dispatcher = createStartupDispatcher(chainId, ready, (r) =>
-      r.method === 'eth_getBalance' ? new Promise<string>((resolve) => (give = resolve)) : undefined,
-    )
-    const read = dispatcher.respond(request('eth_getBalance', { params: ['0x01', 'latest'] }))
-    let idle = false
-    const waited = dispatcher.idle(1_000).then(() => (idle = true))
-    await new Promise((resolve) => setTimeout(resolve, 30))
-    expect(idle).toBe(false)
-    give('0x5')
-    await read
-    const answeredAt = performance.now()
-    await waited
-    // The quiet moment after an answer, for the client's next request.
-    expect(performance.now() - answeredAt).toBeGreaterThanOrEqual(5)
-    // A request that waits for the node ends the wait at once; so does `urgent`, and `maxMs`.
-    void dispatcher.respond(request('eth_blockNumber'))
-    expect(await settled(dispatcher.idle(1_000))).toBe(true)
+    // A clock of its own: the waits are judged on time, and a loaded machine's timers must not decide the test.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] })
+    try {
+      let give!: (value: string) => void
+      const dispatcher = createStartupDispatcher(chainId, ready, (r) =>
+        r.method === 'eth_getBalance' ? new Promise<string>((resolve) => (give = resolve)) : undefined,
+      )
+      const read = dispatcher.respond(request('eth_getBalance', { params: ['0x01', 'latest'] }))
+      let idle = false
+      const waited = dispatcher.idle(1_000).then(() => (idle = true))
+      await vi.advanceTimersByTimeAsync(15)
+      expect(idle).toBe(false)
+      // Still on its way after 20 ms: the loading goes on.
+      await vi.advanceTimersByTimeAsync(10)
+      expect(idle).toBe(true)
+      await waited
+      give('0x5')
+      await read
+      let quiet = false
+      const after = dispatcher.idle(1_000).then(() => (quiet = true))
+      // The quiet moment after an answer (10 ms), for the client's next request.
+      await vi.advanceTimersByTimeAsync(8)
+      expect(quiet).toBe(false)
+      await vi.advanceTimersByTimeAsync(4)
+      expect(quiet).toBe(true)
+      await after
+      // A request that waits for the node ends the wait at once.
+      void dispatcher.respond(request('eth_blockNumber'))
+      expect(await settled(dispatcher.idle(1_000))).toBe(true)
+    } finally {
+      vi.useRealTimers()
+    }
+    // So does `urgent`.
     const other = createStartupDispatcher(chainId, ready, () => undefined)
     expect(await settled(other.idle(1_000, () => true))).toBe(true)
   })
