@@ -51,6 +51,7 @@ export function createStartupDispatcher(
   let forNode = 0
   const reading = new Set<{ since: number }>()
   let lastAnswer = -Infinity
+  let learning: Promise<void> | undefined
   /** Tracks an early answer on its way until `answer` settles. */
   const onItsWay = <T>(answer: Promise<T>) => {
     const entry = { since: performance.now() }
@@ -82,10 +83,12 @@ export function createStartupDispatcher(
         (value) => (value !== undefined ? answer(value) : settled ? settled.respond(payload) : toNode(payload)),
         () => toNode(payload),
       )
-    // Asked before the chain id is learnt: answered when it is (an early answer on its way), or by the node if that comes first.
+    // Asked before the chain id is learnt: answered when it is, or by the node if that comes first. The wait for the
+    // chain id is one answer on its way, from the first such request (a client polling it does not renew the hold).
     if (learnt && request && earlyResult(request, identity) !== undefined) {
+      learning ??= onItsWay(learnt)
       const node = waiting.then((dispatcher) => dispatcher.respond(payload))
-      return onItsWay(Promise.race([learnt.then(() => answer(earlyResult(request, early)!)), node]))
+      return Promise.race([learnt.then(() => answer(earlyResult(request, early)!)), node])
     }
     return toNode(payload)
   }

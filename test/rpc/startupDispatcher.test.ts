@@ -167,7 +167,22 @@ describe('startup dispatcher', () => {
     } finally {
       vi.useRealTimers()
     }
-    // So does `urgent`.
+    // A chain id still being learnt holds the loading for 20 ms from the first request that waits for it, however often it is asked.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] })
+    try {
+      const polled = createStartupDispatcher(new Promise<bigint>(() => {}), ready, () => undefined)
+      void polled.respond(request('eth_chainId'))
+      let idle = false
+      void polled.idle(1_000).then(() => (idle = true))
+      await vi.advanceTimersByTimeAsync(15)
+      void polled.respond(request('eth_chainId'))
+      expect(idle).toBe(false)
+      await vi.advanceTimersByTimeAsync(10)
+      expect(idle).toBe(true)
+    } finally {
+      vi.useRealTimers()
+    }
+    // `urgent` ends the wait at once too.
     const other = createStartupDispatcher(chainId, ready, () => undefined)
     expect(await settled(other.idle(1_000, () => true))).toBe(true)
   })
