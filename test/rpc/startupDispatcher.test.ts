@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { type Devnet, createDevnet } from '../../src/index.js'
-import { type Responder, createStartupDispatcher } from '../../src/rpc/startupDispatcher.js'
+import { type Responder, type StartupDispatcher, createStartupDispatcher } from '../../src/rpc/startupDispatcher.js'
 import { createHttpApp, listen } from '../../src/server/http.js'
 
 // What a started devnet answers while its node is still being built (startDevnet listens first).
@@ -20,6 +20,18 @@ async function settled(promise: Promise<unknown>) {
   promise.then(() => (done = true), () => (done = true))
   await new Promise((resolve) => setImmediate(resolve))
   return done
+}
+
+/** On the fake clock: `idle` still waits `heldMs` after it is called (`meanwhile` runs then), and has resolved `freeMs` later. */
+async function expectHeld(dispatcher: StartupDispatcher, heldMs: number, freeMs: number, meanwhile?: () => void) {
+  let resolved = false
+  const idle = dispatcher.idle(1_000).then(() => (resolved = true))
+  await vi.advanceTimersByTimeAsync(heldMs)
+  meanwhile?.()
+  expect(resolved).toBe(false)
+  await vi.advanceTimersByTimeAsync(freeMs)
+  expect(resolved).toBe(true)
+  await idle
 }
 
 function gate(id: bigint | Promise<bigint> | undefined) {
@@ -143,42 +155,20 @@ describe('startup dispatcher', () => {
         r.method === 'eth_getBalance' ? new Promise<string>((resolve) => (give = resolve)) : undefined,
       )
       const read = dispatcher.respond(request('eth_getBalance', { params: ['0x01', 'latest'] }))
-      let idle = false
-      const waited = dispatcher.idle(1_000).then(() => (idle = true))
-      await vi.advanceTimersByTimeAsync(15)
-      expect(idle).toBe(false)
       // Still on its way after 20 ms: the loading goes on.
-      await vi.advanceTimersByTimeAsync(10)
-      expect(idle).toBe(true)
-      await waited
+      await expectHeld(dispatcher, 15, 10)
       give('0x5')
       await read
-      let quiet = false
-      const after = dispatcher.idle(1_000).then(() => (quiet = true))
       // The quiet moment after an answer (10 ms), for the client's next request.
-      await vi.advanceTimersByTimeAsync(8)
-      expect(quiet).toBe(false)
-      await vi.advanceTimersByTimeAsync(4)
-      expect(quiet).toBe(true)
-      await after
+      await expectHeld(dispatcher, 8, 4)
       // A request that waits for the node ends the wait at once.
       void dispatcher.respond(request('eth_blockNumber'))
       expect(await settled(dispatcher.idle(1_000))).toBe(true)
-    } finally {
-      vi.useRealTimers()
-    }
-    // A chain id still being learnt holds the loading for 20 ms from the first request that waits for it, however often it is asked.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] })
-    try {
+
+      // A chain id still being learnt holds the loading for 20 ms from the first request that waits for it, however often it is asked.
       const polled = createStartupDispatcher(new Promise<bigint>(() => {}), ready, () => undefined)
       void polled.respond(request('eth_chainId'))
-      let idle = false
-      void polled.idle(1_000).then(() => (idle = true))
-      await vi.advanceTimersByTimeAsync(15)
-      void polled.respond(request('eth_chainId'))
-      expect(idle).toBe(false)
-      await vi.advanceTimersByTimeAsync(10)
-      expect(idle).toBe(true)
+      await expectHeld(polled, 15, 10, () => void polled.respond(request('eth_chainId')))
     } finally {
       vi.useRealTimers()
     }
