@@ -3,8 +3,6 @@ import type { Address, Hex, LocalAccount } from 'viem'
 import { publicKeyAddress } from '../evm/engine.js'
 import { knownAddresses } from './knownAddresses.js'
 
-export { knownAddresses }
-
 /** A dev account: its key is known, so the node signs for it (eth_sendTransaction, eth_sign...). */
 export type DevAccount = {
   address: Address

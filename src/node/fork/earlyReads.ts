@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs'
 import { type DevnetConfig, defaultMnemonic } from '../../config/schema.js'
 import { knownAddresses } from '../knownAddresses.js'
 import { type CachedAccount, type LoadedCache, cachedAccount, readCacheLog } from './cacheLog.js'
-import { type FirstReads, legacyCacheFile, pinCacheFile } from './firstReads.js'
+import { type FirstReads, legacyCacheFile, pinCacheFile, resultsById } from './firstReads.js'
+import type { HttpReply } from './httpClient.js'
 
 type Hex = `0x${string}`
 
@@ -88,21 +89,20 @@ export function createEarlyReads(first: FirstReads, config: DevnetConfig) {
     return !disabled
   }
 
-  const account = (address: string, blockNumber: bigint): Promise<CachedAccount | undefined> | undefined => {
+  const account = (address: string, block: string): Promise<CachedAccount | undefined> | undefined => {
     if (early.source) return early.source.read(address).catch(() => undefined)
     const cached = early.loaded?.accounts[address]
     if (cached !== undefined) return Promise.resolve(cached)
     const known = early.accounts.get(address)
     if (known) return known
     if (first.offline) return undefined
-    const block = `0x${blockNumber.toString(16)}`
     const body = JSON.stringify(
       ['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode'].map((method, i) => ({ jsonrpc: '2.0', id: i + 1, method, params: [address, block] })),
     )
     early.stats.http++
     early.stats.requests += 3
     const read = first.transport.post(body, 30_000).then(
-      (reply) => accountOf(reply.status, reply.text),
+      (reply) => accountOf(reply),
       () => undefined,
     )
     early.accounts.set(address, read)
@@ -118,8 +118,10 @@ export function createEarlyReads(first: FirstReads, config: DevnetConfig) {
     const key = address.toLowerCase()
     if (skipped.has(key) || !(tag === undefined || typeof tag === 'string')) return undefined
     return pin.then((at) => {
-      if (!at || (tag !== undefined && tag !== 'latest' && tag !== 'pending' && tag !== `0x${at.blockNumber.toString(16)}`)) return undefined
-      const read = begin(at) ? account(key, at.blockNumber) : undefined
+      if (!at) return undefined
+      const block = `0x${at.blockNumber.toString(16)}`
+      if (tag !== undefined && tag !== 'latest' && tag !== 'pending' && tag !== block) return undefined
+      const read = begin(at) ? account(key, block) : undefined
       return read?.then((entry) => {
         if (entry === undefined) return undefined
         // As the node writes them (rpc/format.ts's q, the code's bytes as hex).
@@ -130,17 +132,15 @@ export function createEarlyReads(first: FirstReads, config: DevnetConfig) {
 }
 
 /** The account in a reply to the batch of balance, nonce and code (ids 1, 2, 3); undefined for anything else. */
-function accountOf(status: number, text: string): CachedAccount | undefined {
-  if (status !== 200) return undefined
+function accountOf(reply: HttpReply): CachedAccount | undefined {
+  let results: Map<unknown, unknown>
   try {
-    const items = JSON.parse(text) as { id?: unknown; result?: unknown }[]
-    if (!Array.isArray(items)) return undefined
-    const result = (id: number) => items.find((item) => item?.id === id)?.result
-    const [balance, nonce, code] = [result(1), result(2), result(3)]
-    const quantity = (v: unknown): v is Hex => typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)
-    if (!quantity(balance) || !quantity(nonce) || typeof code !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(code)) return undefined
-    return cachedAccount(balance, nonce, code as Hex)
+    results = resultsById(reply)
   } catch {
     return undefined
   }
+  const [balance, nonce, code] = [results.get(1), results.get(2), results.get(3)]
+  const quantity = (v: unknown): v is Hex => typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)
+  if (!quantity(balance) || !quantity(nonce) || typeof code !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(code)) return undefined
+  return cachedAccount(balance, nonce, code as Hex)
 }

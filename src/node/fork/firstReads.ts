@@ -85,45 +85,52 @@ export function beginFirstReads(options: ForkConfig): FirstReads {
     reply.catch(() => {})
     sent = { body, reply }
   }
+  // The reply read once, for the chain id (id 1 when asked) and the head's number (`latest`: the header, last asked).
+  const results = sent?.reply.then(resultsById)
+  results?.catch(() => {})
   const chainId =
     known !== undefined
       ? Promise.resolve(known)
-      : sent
-        ? sent.reply.then((reply) => chainIdOf(reply))
+      : results
+        ? results.then((byId) => {
+            const id = byId.get(1)
+            if (typeof id !== 'string') throw new Error('no chain id in the reply')
+            return BigInt(id)
+          })
         : Promise.reject(new Error('the chain id is not known yet'))
   chainId.catch(() => {})
   const headerId = asks.length
   const pin =
     numbered !== undefined
       ? Promise.resolve(numbered)
-      : sent
-        ? sent.reply.then((reply) => headNumberOf(reply, headerId), () => undefined)
+      : results
+        ? results.then(
+            (byId) => {
+              const number = (byId.get(headerId) as { number?: unknown } | null | undefined)?.number
+              return typeof number === 'string' && /^0x[0-9a-fA-F]+$/.test(number) ? BigInt(number) : undefined
+            },
+            () => undefined,
+          )
         : Promise.resolve(undefined)
   return { url: options.url, offline, cacheDir, urlFile, known, numbered, warm, transport, sent, chainId, pin }
 }
 
-/** The number of the head's header in the first batch's reply (its id `id`); undefined when the reply holds none. */
-function headNumberOf(reply: HttpReply, id: number): bigint | undefined {
-  try {
-    if (reply.status !== 200) return undefined
-    const parsed = JSON.parse(reply.text) as unknown
-    const items = Array.isArray(parsed) ? parsed : [parsed]
-    const item = items.find((r) => r && typeof r === 'object' && (r as { id?: unknown }).id === id) as { result?: { number?: unknown } } | undefined
-    const number = item?.result?.number
-    return typeof number === 'string' && /^0x[0-9a-fA-F]+$/.test(number) ? BigInt(number) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** The chain id in the first batch's reply (eth_chainId is its id 1); throws when the reply holds none. */
-function chainIdOf(reply: HttpReply): bigint {
+/**
+ * The results of a JSON-RPC reply (one answer or a batch) by id, the first
+ * of each id; throws on an HTTP error or a body that is not JSON. What the
+ * front reads of its own requests' replies (the upstream client judges them
+ * again, with its errors and retries).
+ */
+export function resultsById(reply: HttpReply): Map<unknown, unknown> {
   if (reply.status !== 200) throw new Error(`HTTP ${reply.status}`)
   const parsed = JSON.parse(reply.text) as unknown
-  const items = Array.isArray(parsed) ? parsed : [parsed]
-  const item = items.find((r) => r && typeof r === 'object' && (r as { id?: unknown }).id === 1) as { result?: unknown } | undefined
-  if (typeof item?.result !== 'string') throw new Error('no chain id in the reply')
-  return BigInt(item.result)
+  const results = new Map<unknown, unknown>()
+  for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
+    if (!item || typeof item !== 'object') continue
+    const { id, result } = item as { id?: unknown; result?: unknown }
+    if (!results.has(id)) results.set(id, result)
+  }
+  return results
 }
 
 function readChainId(file: string): bigint | undefined {
