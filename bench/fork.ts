@@ -16,16 +16,10 @@ import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { encodeFunctionData } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
-import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
 import { startDevnet } from '../src/index.js'
+import { forkSender as sender, signTransfer, startForkUpstream } from './forkUpstream.js'
 import { countingProxy, devnetCommand, freePort, root, rpc, waitUp } from './peerProcess.js'
 import { statCpuMs } from './threadCpu.js'
-
-const mnemonic = 'test test test test test test test test test test test junk'
-const sender = mnemonicToAccount(mnemonic, { addressIndex: 0 })
-
 
 /** A forking node; `pid` when it is a process of its own, whose CPU time the rows then report. */
 type Node = { url: string; pid?: number | undefined; stop(): Promise<void> }
@@ -96,8 +90,7 @@ async function measure(name: string, start: Starter, upstream: string, proxy: Aw
   t = performance.now()
   let last = '0x' as `0x${string}`
   for (let i = 0; i < 100; i++) {
-    const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(i + 1).toString(16).padStart(40, '0')}`, 1n] })
-    const raw = await sender.signTransaction({ chainId, type: 'eip1559', nonce: nonce + i, to: token, data, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n })
+    const raw = await signTransfer(token, nonce + i, i + 1, { chainId })
     last = await rpc<`0x${string}`>(node.url, 'eth_sendRawTransaction', [raw])
   }
   // Anvil mines after it answers: the row ends when the last transfer has a receipt, on both nodes.
@@ -123,17 +116,7 @@ async function measure(name: string, start: Starter, upstream: string, proxy: Aw
 }
 
 async function main() {
-  const remote = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
-  const token = remote.token.address
-  // A non-trivial upstream: token transfers, then a few hundred empty blocks.
-  for (let i = 0; i < 20; i++) {
-    const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(1000 + i).toString(16).padStart(40, '0')}`, 1_000n] })
-    const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce: i, to: token, data, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n })
-    await remote.request({ method: 'eth_sendRawTransaction', params: [raw] })
-    await remote.seal()
-  }
-  await remote.request({ method: 'anvil_mine', params: ['0x200'] })
-  const pin = remote.node.chain.height()
+  const { remote, token, pin } = await startForkUpstream()
   const proxy = await countingProxy(remote.url)
   // A throwaway round first: the upstream (an in-process devnet) and this process's client code are then warm for
   // every row alike; otherwise the first row pays for the upstream's first historical reads and later rows do not.

@@ -20,28 +20,11 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { encodeFunctionData } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
-import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
-import { startDevnet } from '../src/index.js'
+import { forkSender, signTransfer, startForkUpstream } from './forkUpstream.js'
 import { countingProxy, freePort, rpc, waitUp } from './peerProcess.js'
 import { mainThreadCpuMs, perThreadCpuMs, statCpuMs } from './threadCpu.js'
 
-const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
-const sign = (nonce: number, to: number, token: `0x${string}`) =>
-  sender.signTransaction({
-    chainId: 31337, type: 'eip1559', nonce, to: token, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n,
-    data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${to.toString(16).padStart(40, '0')}`, 1n] }),
-  })
-
-const remote = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
-const token = remote.token.address
-for (let i = 0; i < 20; i++) {
-  await remote.request({ method: 'eth_sendRawTransaction', params: [await sign(i, 1000 + i, token)] })
-  await remote.seal()
-}
-await remote.request({ method: 'anvil_mine', params: ['0x200'] })
-const pin = remote.node.chain.height()
+const { remote, token, pin } = await startForkUpstream()
 const proxy = await countingProxy(remote.url)
 const dirs = (process.env.DIRS ?? '.').split(',').map((d) => join(process.cwd(), d))
 const cold = `0x${'c0'.repeat(20)}`
@@ -55,7 +38,7 @@ for (let round = 0; round < Number(process.env.ROUNDS ?? 3); round++)
     await waitUp(url, 20)
     // What the bench row does before its transfers: a cold read, then the same read a hundred times.
     for (let i = 0; i <= 100; i++) await rpc(url, 'eth_getBalance', [cold, 'latest'])
-    const nonce = Number(await rpc(url, 'eth_getTransactionCount', [sender.address, 'latest']))
+    const nonce = Number(await rpc(url, 'eth_getTransactionCount', [forkSender.address, 'latest']))
     // SEGMENTS=3: three rows of 100 transfers one after another, printed each (a fresh process's warm-up against later rows).
     for (let segment = 0; segment < Number(process.env.SEGMENTS ?? 1); segment++) {
       // PERF=FILE: `perf record` of every thread of the node over the row (native frames: V8's helper threads).
@@ -75,7 +58,7 @@ for (let round = 0; round < Number(process.env.ROUNDS ?? 3); round++)
       // The client's wait for its answers (the node's share of the wall, transport included); the rest is its signing.
       let waited = 0
       for (let i = 0; i < 100; i++) {
-        const raw = await sign(nonce + segment * 100 + i, segment * 100 + i + 1, token)
+        const raw = await signTransfer(token, nonce + segment * 100 + i, segment * 100 + i + 1)
         const sent = performance.now()
         last = await rpc<string>(url, 'eth_sendRawTransaction', [raw])
         waited += performance.now() - sent

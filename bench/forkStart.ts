@@ -22,10 +22,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { encodeFunctionData } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
-import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
-import { startDevnet } from '../src/index.js'
+import { startForkUpstream } from './forkUpstream.js'
 import { countingProxy, freePort, p50, root } from './peerProcess.js'
 import { threadsCpuMs } from './threadCpu.js'
 
@@ -37,7 +34,6 @@ const rounds = Number(arg('--rounds') ?? 5)
 const variants: [string, string][] = [['B (this checkout)', root]]
 if (arg('--a')) variants.unshift(['A', arg('--a')!])
 
-const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
 
 
 /** One JSON-RPC call over a fresh connection; rejects while nothing listens. */
@@ -118,15 +114,7 @@ async function start(dir: string, upstream: string, pin: bigint, cacheDir: strin
 }
 
 async function main() {
-  const remote = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
-  for (let i = 0; i < 20; i++) {
-    const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(1000 + i).toString(16).padStart(40, '0')}`, 1_000n] })
-    const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce: i, to: remote.token.address, data, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n })
-    await remote.request({ method: 'eth_sendRawTransaction', params: [raw] })
-    await remote.seal()
-  }
-  await remote.request({ method: 'anvil_mine', params: ['0x200'] })
-  const pin = remote.node.chain.height()
+  const { remote, pin } = await startForkUpstream()
   const proxy = await countingProxy(remote.url)
   const results = new Map<string, { cold: Start[]; warm: Start[]; cached: number[] }>()
   for (let round = 0; round < rounds; round++)

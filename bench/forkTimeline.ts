@@ -22,28 +22,10 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { encodeFunctionData } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
-import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
-import { startDevnet } from '../src/index.js'
+import { forkSender, signTransfer, startForkUpstream } from './forkUpstream.js'
 import { devnetCommand, freePort, p50, root, rpc, waitUp } from './peerProcess.js'
 
-const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
-const sign = (nonce: number, to: number, token: `0x${string}`) =>
-  sender.signTransaction({
-    chainId: 31337, type: 'eip1559', nonce, to: token, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n,
-    data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${to.toString(16).padStart(40, '0')}`, 1n] }),
-  })
-
-// The upstream of bench/fork.ts: token transfers, then a few hundred empty blocks.
-const remote = await startDevnet({ mining: 'manual', clock: 'virtual', quiet: true })
-const token = remote.token.address
-for (let i = 0; i < 20; i++) {
-  await remote.request({ method: 'eth_sendRawTransaction', params: [await sign(i, 1000 + i, token)] })
-  await remote.seal()
-}
-await remote.request({ method: 'anvil_mine', params: ['0x200'] })
-const pin = remote.node.chain.height()
+const { remote, token, pin } = await startForkUpstream()
 
 /** Upstream requests as the proxy saw them: when each came in and when its reply went out (performance.now()). */
 const upstream: { in: number; out: number }[] = []
@@ -83,13 +65,13 @@ async function row(name: string, dir: string | undefined, cacheDir: string): Pro
     // What the bench row does before its transfers.
     const cold = `0x${'c0'.repeat(20)}`
     for (let i = 0; i <= 100; i++) await rpc(url, 'eth_getBalance', [cold, 'latest'])
-    const nonce = Number(await rpc(url, 'eth_getTransactionCount', [sender.address, 'latest']))
+    const nonce = Number(await rpc(url, 'eth_getTransactionCount', [forkSender.address, 'latest']))
     upstream.length = 0
     const transfers: Transfer[] = []
     let last = ''
     for (let i = 0; i < 100; i++) {
       const started = performance.now()
-      const raw = await sign(nonce + i, i + 1, token)
+      const raw = await signTransfer(token, nonce + i, i + 1)
       const send = performance.now()
       last = await rpc<string>(url, 'eth_sendRawTransaction', [raw])
       transfers.push({ send, answer: performance.now(), signed: send - started, calls: [] })
