@@ -169,6 +169,14 @@ describe('startup dispatcher', () => {
       const polled = createStartupDispatcher(new Promise<bigint>(() => {}), ready, () => undefined)
       void polled.respond(request('eth_chainId'))
       await expectHeld(polled, 15, 10, () => void polled.respond(request('eth_chainId')))
+
+      // Just listening, no request yet: the loading waits 30 ms for a client's first poll.
+      await expectHeld(createStartupDispatcher(chainId, ready, () => undefined), 25, 10)
+      // A poll that comes meanwhile is answered at once, and the loading then waits only the quiet moment after it.
+      const fresh = createStartupDispatcher(chainId, ready, () => undefined)
+      await vi.advanceTimersByTimeAsync(5)
+      await fresh.respond(request('eth_chainId'))
+      await expectHeld(fresh, 8, 4)
     } finally {
       vi.useRealTimers()
     }
