@@ -35,7 +35,6 @@ const variants: [string, string][] = [['B (this checkout)', root]]
 if (arg('--a')) variants.unshift(['A', arg('--a')!])
 
 
-
 /** One JSON-RPC call over a fresh connection; rejects while nothing listens. */
 function call(port: number, method: string, params: unknown[] = []) {
   return new Promise<unknown>((resolve, reject) => {

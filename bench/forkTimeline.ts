@@ -23,7 +23,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { forkSender, signTransfer, startForkUpstream } from './forkUpstream.js'
-import { devnetCommand, freePort, p50, root, rpc, waitUp } from './peerProcess.js'
+import { freePort, p50, root, rpc, waitUp } from './peerProcess.js'
 
 const { remote, token, pin } = await startForkUpstream()
 
@@ -56,7 +56,7 @@ async function row(name: string, dir: string | undefined, cacheDir: string): Pro
   const { command, args } =
     dir === undefined
       ? { command: 'anvil', args: ['--fork-url', proxyUrl, '--fork-block-number', String(pin), '--port', String(port), '--silent'] }
-      : { command: devnetCommand().command, args: [join(dir, 'bin', 'devnet.js'), 'start', '--quiet', ...flags] }
+      : { command: process.execPath, args: [join(dir, 'bin', 'devnet.js'), 'start', '--quiet', ...flags] }
   // Anvil keeps its fork cache under $HOME: a home per run keeps the start cold, as bench/fork.ts does.
   const child = spawn(command, args, { stdio: 'ignore', cwd: root, env: name === 'anvil' ? { ...process.env, HOME: cacheDir } : env })
   const url = `http://127.0.0.1:${port}`

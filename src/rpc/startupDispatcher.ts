@@ -63,9 +63,12 @@ export function createStartupDispatcher(
     answer.then(done, done)
     return answer
   }
+  /** The node's answer, once it is built. */
+  const fromNode = (payload: unknown) => waiting.then((dispatcher) => dispatcher.respond(payload))
+  /** fromNode, counted as a request waiting for the node (which ends `idle`'s waits). */
   const toNode = (payload: unknown) => {
     forNode++
-    const node = waiting.then((dispatcher) => dispatcher.respond(payload))
+    const node = fromNode(payload)
     const done = () => void forNode--
     node.then(done, done)
     return node
@@ -91,8 +94,7 @@ export function createStartupDispatcher(
     // chain id is one answer on its way, from the first such request (a client polling it does not renew the hold).
     if (learnt && request && earlyResult(request, identity) !== undefined) {
       learning ??= onItsWay(learnt)
-      const node = waiting.then((dispatcher) => dispatcher.respond(payload))
-      return Promise.race([learnt.then(() => answer(earlyResult(request, early)!)), node])
+      return Promise.race([learnt.then(() => answer(earlyResult(request, early)!)), fromNode(payload)])
     }
     return toNode(payload)
   }
