@@ -193,7 +193,7 @@ function forkBanner(node: Awaited<ReturnType<typeof startDevnet>>['node']): stri
   const reid = node.chainId !== fork.upstreamChainId
   return [
     `Fork:            ${fork.upstream} at block ${fork.blockNumber} (${fork.blockHash})`,
-    `Fork cache:      ${fork.cache.file ?? 'memory only'}${node.config.fork?.offline ? ' (offline: only what it recorded)' : ''}`,
+    `Fork cache:      ${fork.cache.file ?? 'memory only'}${node.config.fork?.offline ? ' (offline: only what it recorded)' : ''}${fork.cache.dropped ? ' (started again: it held another chain at this chain id and block)' : ''}`,
     reid
       ? `Chain ID:        re-id'd from ${fork.upstreamChainId}: signatures made here are not valid on the upstream chain`
       : `WARNING:         this fork keeps chain id ${fork.upstreamChainId}: anything signed here (transactions, EIP-3009`,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { type Server, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -160,12 +160,26 @@ describe('fork: account reads answered while the engine loads', () => {
       expect(log).toContain(`a\t${payee}\t`)
       expect(log).toContain(`a\t${empty}\t-`)
 
-      // A warm start answers them early from that cache, with no upstream request at all.
-      const warm = await listen(cacheDir)
+      // A warm start answers them early from that cache: its one upstream request is the pin's header (the cache's check).
       proxy.methods.length = 0
+      const warm = await listen(cacheDir)
       expect(await Promise.all(reads.map(([method, params]) => post(urlOf(warm), method, params)))).toEqual(early)
-      expect(proxy.methods).toEqual([])
+      expect(proxy.methods).toEqual([['eth_getBlockByNumber']])
       await served(warm)
+
+      // The same file as another chain's at this chain id and block (its pin's hash and the payee's balance not the
+      // upstream's, as after a local chain restarted): not read early; the upstream answers, as on a cold start.
+      const file = pinCacheFile(cacheDir, 31337n, pin)
+      const header = log.split('\n').find((line) => line.startsWith('r\teth_getBlockByNumber:'))!
+      const hash = (JSON.parse(header.slice(header.indexOf('\t', 2) + 1)) as { hash: string }).hash
+      const payeeLine = log.split('\n').find((line) => line.startsWith(`a\t${payee}\t`))!
+      writeFileSync(file, readFileSync(file, 'utf8').replace(hash, `0x${'ab'.repeat(32)}`).replace(payeeLine, `a\t${payee}\t0x0\t0x1\t0x`))
+      proxy.methods.length = 0
+      const restarted = await listen(cacheDir)
+      expect(await Promise.all(reads.map(([method, params]) => post(urlOf(restarted), method, params)))).toEqual(early)
+      expect(proxy.methods[0]).toEqual(['eth_getBlockByNumber'])
+      expect(proxy.methods.filter((m) => m.join() === accountBatch)).toHaveLength(4)
+      await served(restarted, async (fork) => expect(fork.node.fork!.cache.dropped).toBe(true))
     }))
 
   test('default: other blocks, other methods, batches, notifications, start-written accounts and an unknown mnemonic wait for the node', async () => {

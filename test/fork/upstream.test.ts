@@ -215,7 +215,7 @@ describe('fork disk cache', () => {
   }
   const start = (dir: string) => startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fork: { url, blockNumber: 0, cacheDir: dir } })
 
-  test('an append-only log: a restart reads it without a remote call, new reads are appended, a torn last line is skipped', async () => {
+  test('an append-only log: a restart reads it without a remote call (the pin header, checked, aside), new reads are appended, a torn last line is skipped', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'devnet-cache-log-'))
     const file = join(dir, String(BigInt(recorded.chainId)), '0.log')
     try {
@@ -228,11 +228,14 @@ describe('fork disk cache', () => {
       // A torn last line (a process killed while appending) is skipped.
       appendFileSync(file, 'a\t0x00000000000000000000000000000000000000b2\t0x9')
       httpRequests = 0
+      bodies = []
       fork = await start(dir)
       expect(await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000000b1', 'latest'])).toBe('0xde0b6b3a7640000')
-      expect(httpRequests).toBe(0)
-      expect(await rpc(fork.url, 'eth_getTransactionCount', ['0x00000000000000000000000000000000000000b2', 'latest'])).toBe('0x3')
+      // One request: the fork block's header, whose hash says the cache is of this chain.
+      expect(bodies).toEqual([['eth_getBlockByNumber']])
       expect(httpRequests).toBe(1)
+      expect(await rpc(fork.url, 'eth_getTransactionCount', ['0x00000000000000000000000000000000000000b2', 'latest'])).toBe('0x3')
+      expect(httpRequests).toBe(2)
       await fork.close()
       const second = readFileSync(file, 'utf8')
       // Appended, not rewritten.
@@ -242,9 +245,55 @@ describe('fork disk cache', () => {
       httpRequests = 0
       fork = await start(dir)
       expect(await rpc(fork.url, 'eth_getTransactionCount', ['0x00000000000000000000000000000000000000b2', 'latest'])).toBe('0x3')
-      expect(httpRequests).toBe(0)
+      expect(httpRequests).toBe(1)
       await fork.close()
     } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a cache of another chain at the same chain id and block (a local chain restarted) is dropped; an unanswered check trusts it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-cache-stale-'))
+    const file = join(dir, String(BigInt(recorded.chainId)), '0.log')
+    const b1 = '0x00000000000000000000000000000000000000b1'
+    try {
+      let fork = await start(dir)
+      await rpc(fork.url, 'eth_getBalance', [b1, 'latest'])
+      await fork.close()
+      // What the cache would hold had the chain at this URL been another one: another hash at block 0, another balance.
+      const otherHash = `0x${'ab'.repeat(32)}`
+      const stale = readFileSync(file, 'utf8')
+        .replace(String(recorded.header.hash), otherHash)
+        .replace(`a\t${b1}\t0x3\t0xde0b6b3a7640000\t0x`, `a\t${b1}\t0x3\t0x1\t0x`)
+      expect(stale).toContain(otherHash)
+      writeFileSync(file, stale)
+
+      // The upstream down: the check goes unanswered (after its retries), and the cache is read as it is.
+      mode = '500'
+      fork = await start(dir)
+      expect(fork.node.fork!.cache.dropped).toBe(false)
+      expect(await rpc(fork.url, 'eth_getBalance', [b1, 'latest'])).toBe('0x1')
+      await fork.close()
+
+      mode = 'ok'
+      bodies = []
+      fork = await start(dir)
+      expect(fork.node.fork!.cache.dropped).toBe(true)
+      expect(fork.node.fork!.blockHash).toBe(recorded.header.hash)
+      // The upstream's balance, read again, not the other chain's.
+      expect(await rpc(fork.url, 'eth_getBalance', [b1, 'latest'])).toBe('0xde0b6b3a7640000')
+      // The check first; then the start reads again what a cold one reads (dev accounts, system contracts), and b1.
+      expect(bodies[0]).toEqual(['eth_getBlockByNumber'])
+      expect(bodies.length).toBeGreaterThan(1)
+      await fork.close()
+      // The file started again: this chain's header and balance, none of the other's.
+      const rewritten = readFileSync(file, 'utf8')
+      expect(rewritten.split('\n')[0]).toBe(`devnet fork cache\t2\t${BigInt(recorded.chainId)}\t0`)
+      expect(rewritten).toContain(String(recorded.header.hash))
+      expect(rewritten).not.toContain(otherHash)
+      expect(rewritten).toContain(`a\t${b1}\t0x3\t0xde0b6b3a7640000\t0x`)
+    } finally {
+      mode = 'ok'
       rmSync(dir, { recursive: true, force: true })
     }
   })
@@ -280,7 +329,7 @@ describe('fork disk cache', () => {
         reads: { 'eth_getBlockByNumber:["0x0",false]': recorded.header },
       }
       writeFileSync(join(folder, '0.json'), JSON.stringify(v1))
-      // The URL's chain id too (the cache of an earlier start): a warm start asks nothing.
+      // The URL's chain id too (the cache of an earlier start): a warm start asks for the pin's header only.
       const fork = await start(dir)
       const requestsAtStart = httpRequests
       expect(await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000000c1', 'latest'])).toBe('0x64')

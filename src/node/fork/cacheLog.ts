@@ -41,6 +41,27 @@ const magic = 'devnet fork cache'
 export const cachedAccount = (balance: Hex, nonce: Hex, code: Hex): CachedAccount =>
   BigInt(balance) === 0n && BigInt(nonce) === 0n && (code === '0x' || !code) ? null : [nonce, balance, code]
 
+/** The cache key of the fork block's header (`r` lines; source.ts's reads are keyed `method:params`). */
+export const pinHeaderKey = (blockNumber: bigint) => `eth_getBlockByNumber:${JSON.stringify([`0x${blockNumber.toString(16)}`, false])}`
+
+/**
+ * The fork block's hash as a cache recorded it (the `hash` of its header
+ * read, as JSON text), lowercase; undefined when it holds no such read.
+ * Why it matters: a cache is keyed by chain id and block number only, and a
+ * local chain (Anvil, Hardhat, a devnet: chain id 31337 at block 5) is a
+ * different chain each time it restarts, so a start checks the upstream's
+ * hash of its pin against this before it trusts what the cache holds.
+ */
+export function cachedPinHash(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined
+  try {
+    const hash = (JSON.parse(header) as { hash?: unknown } | null)?.hash
+    return typeof hash === 'string' ? hash.toLowerCase() : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export const accountLine = (address: string, entry: CachedAccount) => (entry === null ? `a\t${address}\t-` : `a\t${address}\t${entry.join('\t')}`)
 export const storageLine = (address: string, slot: string, value: string) => `s\t${address}\t${slot}\t${value}`
 export const readLine = (key: string, result: unknown) => `r\t${key}\t${JSON.stringify(result)}`

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { type DevnetConfig, defaultMnemonic } from '../../config/schema.js'
 import { knownAddresses } from '../knownAddresses.js'
-import { type CachedAccount, type LoadedCache, cachedAccount, readCacheLog } from './cacheLog.js'
+import { type CachedAccount, type LoadedCache, cachedAccount, cachedPinHash, pinHeaderKey, readCacheLog } from './cacheLog.js'
 import { type FirstReads, legacyCacheFile, pinCacheFile, resultsById } from './firstReads.js'
 import type { HttpReply } from './httpClient.js'
 
@@ -50,7 +50,8 @@ export const startWrites = [
  * bundle listens before it, src/cli/front.ts): `eth_getBalance`,
  * `eth_getTransactionCount` and `eth_getCode` of an address at `latest`,
  * `pending` or the fork block's number, from the pin's disk cache (a warm
- * start) or the upstream (one batch of the same three reads the fork source
+ * start, once the upstream's hash of the pin matches the cache's) or the
+ * upstream (one batch of the same three reads the fork source
  * makes, on the first reads' kept-alive connection). Before the node has
  * sealed or run anything, those tags all name the fork block's state, which
  * is the upstream's except for the dev accounts (the config's balance) and
@@ -77,16 +78,26 @@ export function createEarlyReads(first: FirstReads, config: DevnetConfig) {
     () => undefined,
   )
 
-  /** At the first read: the pin's cache log, unless the source already has it. */
-  const begin = (at: { chainId: bigint; blockNumber: bigint }) => {
-    if (early.pin || disabled) return !disabled
+  /** At the first read: the pin's cache log, unless the source already has it; false when early reads are off. */
+  let begun: Promise<boolean> | undefined
+  const begin = (at: { chainId: bigint; blockNumber: bigint }) => (begun ??= open(at))
+  async function open(at: { chainId: bigint; blockNumber: bigint }) {
     early.pin = at
     // The first reads looked for the pin's files when they knew the chain id and the pin: a cold start has none.
     if (early.source || (!first.warm && first.known !== undefined && first.numbered !== undefined)) return true
-    early.loaded = readCacheLog(pinCacheFile(first.cacheDir, at.chainId, at.blockNumber), at.chainId, at.blockNumber)
+    const loaded = readCacheLog(pinCacheFile(first.cacheDir, at.chainId, at.blockNumber), at.chainId, at.blockNumber)
     // A version 1 file only: the source converts it; reading around it here would ask the upstream for what it holds.
-    if (!early.loaded && existsSync(legacyCacheFile(first.cacheDir, at.chainId, at.blockNumber))) disabled = true
-    return !disabled
+    if (!loaded && existsSync(legacyCacheFile(first.cacheDir, at.chainId, at.blockNumber))) {
+      disabled = true
+      return false
+    }
+    // As the fork source does: a cache whose pin has another hash than the upstream's now (the first reads asked for
+    // it) holds another chain at this chain id and block, and is not read. Unanswered: trusted, as the source does.
+    const recorded = cachedPinHash(loaded?.rawReads.get(pinHeaderKey(at.blockNumber)))
+    const header = recorded === undefined ? undefined : await first.header
+    const stale = header === null || (typeof header?.hash === 'string' && header.hash.toLowerCase() !== recorded)
+    early.loaded = stale ? undefined : loaded
+    return true
   }
 
   const account = (address: string, block: string): Promise<CachedAccount | undefined> | undefined => {
@@ -117,11 +128,11 @@ export function createEarlyReads(first: FirstReads, config: DevnetConfig) {
     if (rest.length > 0 || typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address)) return undefined
     const key = address.toLowerCase()
     if (skipped.has(key) || !(tag === undefined || typeof tag === 'string')) return undefined
-    return pin.then((at) => {
+    return pin.then(async (at) => {
       if (!at) return undefined
       const block = `0x${at.blockNumber.toString(16)}`
       if (tag !== undefined && tag !== 'latest' && tag !== 'pending' && tag !== block) return undefined
-      const read = begin(at) ? account(key, block) : undefined
+      const read = (await begin(at)) ? account(key, block) : undefined
       return read?.then((entry) => {
         if (entry === undefined) return undefined
         // As the node writes them (rpc/format.ts's q, the code's bytes as hex).

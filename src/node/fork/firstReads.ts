@@ -9,10 +9,12 @@ import { type Transport, createTransport } from './transport.js'
 
 /**
  * A fork's first upstream reads, sent before anything else of a start: the
- * upstream's chain id and the fork block's header, in one JSON-RPC batch,
- * unless the disk cache already holds them (a warm start sends nothing: the
- * chain id comes from the URL's cache file, the header from the pin's cache
- * file). Plain data out: what was decided, the request sent and its raw
+ * upstream's chain id (unless the URL's cache file holds it) and the fork
+ * block's header, in one JSON-RPC batch. A warm start (the pin's cache file
+ * holds the header) still asks for the header, once: its hash tells whether
+ * the cache is of this chain (cacheLog.ts, cachedPinHash), and its answer
+ * has already come when the first reads need the cache, since it travels
+ * while the engine loads. Plain data out: what was decided, the request sent and its raw
  * reply, and the chain id as soon as the reply names it (for the early
  * eth_chainId of src/rpc/startupDispatcher.ts).
  *
@@ -45,6 +47,8 @@ export type FirstReads = {
   chainId: Promise<bigint>
   /** The fork block's number: the config's, or the number of the head the reply names; undefined when neither told it. */
   pin: Promise<bigint | undefined>
+  /** The fork block's header as the reply has it (null: the upstream lacks the block); undefined when not asked or the reply failed. */
+  header: Promise<Record<string, unknown> | null | undefined>
   /** What the front's early reads (earlyReads.ts) read before the node was built, for the fork source. */
   early?: EarlyHandOver
 }
@@ -72,10 +76,10 @@ export function beginFirstReads(options: ForkConfig): FirstReads {
   const numbered = typeof options.blockNumber === 'bigint' ? options.blockNumber : undefined
   const warm = known !== undefined && numbered !== undefined && (existsSync(pinCacheFile(cacheDir, known, numbered)) || existsSync(legacyCacheFile(cacheDir, known, numbered)))
   const transport = createTransport(options.url, 8)
-  // What handshake.ts asks, in its order: the chain id unless cached, then the fork block's header unless warm.
+  // What handshake.ts asks, in its order: the chain id unless cached, then the fork block's header (offline: nothing is sent).
   const asks: [string, unknown[]][] = []
   if (known === undefined) asks.push(['eth_chainId', []])
-  if (!warm && !(offline && numbered === undefined)) asks.push(['eth_getBlockByNumber', [numbered === undefined ? 'latest' : `0x${numbered.toString(16)}`, false]])
+  asks.push(['eth_getBlockByNumber', [numbered === undefined ? 'latest' : `0x${numbered.toString(16)}`, false]])
   let sent: FirstReads['sent']
   if (!offline && asks.length > 0) {
     const payload = asks.map(([method, params], i) => ({ jsonrpc: '2.0', id: i + 1, method, params }))
@@ -112,7 +116,13 @@ export function beginFirstReads(options: ForkConfig): FirstReads {
             () => undefined,
           )
         : Promise.resolve(undefined)
-  return { url: options.url, offline, cacheDir, urlFile, known, numbered, warm, transport, sent, chainId, pin }
+  const header = results
+    ? results.then(
+        (byId) => byId.get(headerId) as Record<string, unknown> | null | undefined,
+        () => undefined,
+      )
+    : Promise.resolve(undefined)
+  return { url: options.url, offline, cacheDir, urlFile, known, numbered, warm, transport, sent, chainId, pin, header }
 }
 
 /**

@@ -13,16 +13,22 @@ import { type Remote, createRemote } from './remote.js'
  * startDevnet or the CLI's front before listening; openFork waits for them
  * through this handshake).
  *
- * A warm start asks for nothing: the chain id comes from the URL's cache
- * file, and the fork block's header from the pin's cache file, which
- * openFork reads (source.ts).
+ * A warm start takes the chain id from the URL's cache file and asks for
+ * the fork block's header only: openFork hands its hash to the fork source,
+ * which drops a cache recorded at another hash (source.ts). When that one
+ * read fails, the cache is trusted as it is, as it was before the check:
+ * the pin's cache file holds the header too.
  */
 export type ForkHandshake = {
   remote: Remote
   cacheDir: string | undefined
   /** The upstream's chain id. */
   chainId: Promise<bigint>
-  /** The fork block's number and, when it had to be asked for, its header (`eth_getBlockByNumber`, null when the upstream lacks it). */
+  /**
+   * The fork block's number and, when the upstream answered it, its header
+   * (`eth_getBlockByNumber`, null when the upstream lacks it); no header: a
+   * warm start whose upstream did not answer, or an offline one.
+   */
   pin: Promise<{ blockNumber: bigint; header?: Record<string, unknown> | null }>
 }
 
@@ -56,13 +62,18 @@ export function beginForkHandshake(options: ForkConfig, begun?: FirstReads): For
       if (!header || typeof header.number !== 'string') throw new InvalidInputError(`the latest block of ${remote.upstream} has no number`)
       return { blockNumber: BigInt(header.number), header }
     })
-  else if (first.warm)
-    // Warm: the header is in the pin's cache file.
+  else if (first.warm && options.offline)
+    // Offline and warm: the header is in the pin's cache file.
     pin = Promise.resolve({ blockNumber: numbered })
   else
-    pin = remote
-      .request<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${numbered.toString(16)}`, false])
-      .then((header) => ({ blockNumber: numbered, header }))
+    pin = remote.request<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${numbered.toString(16)}`, false]).then(
+      (header) => ({ blockNumber: numbered, header }),
+      (error: unknown) => {
+        // Warm: the header is in the pin's cache file, unchecked (the upstream is down, and the cache answers without it).
+        if (first.warm) return { blockNumber: numbered }
+        throw error
+      },
+    )
   // Awaited by openFork, maybe after a rejection: not an unhandled one meanwhile.
   chainId.catch(() => {})
   pin.catch(() => {})

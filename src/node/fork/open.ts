@@ -87,7 +87,8 @@ export async function openFork(config: DevnetConfig, accounts: DevAccount[], rec
       const pinned = await handshake.pin
       upstreamChainId = await handshake.chainId
       blockNumber = pinned.blockNumber
-      cache = createForkSource({ remote, chainId: upstreamChainId, blockNumber, cacheDir: handshake.cacheDir, early: begun?.early })
+      const pinHash = typeof pinned.header?.hash === 'string' ? pinned.header.hash : undefined
+      cache = createForkSource({ remote, chainId: upstreamChainId, blockNumber, cacheDir: handshake.cacheDir, early: begun?.early, pinHash })
       if (pinned.header) cache.seed('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false], pinned.header)
       header = pinned.header === undefined ? await cache.header(blockNumber) : pinned.header
     } catch (error) {
