@@ -53,6 +53,27 @@ describe('userErrorMessage', () => {
     }
   })
 
+  test('a fork block the upstream lacks is a user error, named in one line', async () => {
+    // An upstream that has no block 5 (its header read answers null).
+    const upstream = createServer((req, res) => {
+      let body = ''
+      req.on('data', (chunk) => (body += chunk))
+      req.on('end', () => {
+        const batch = JSON.parse(body) as { id: number; method: string }[]
+        const answers = batch.map(({ id, method }) => ({ jsonrpc: '2.0', id, result: method === 'eth_chainId' ? '0x7a69' : null }))
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers))
+      })
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`
+    try {
+      expect(await lineFor({ fork: { url, blockNumber: 5, cacheDir: join(dir, 'fork-cache-missing') } })).toBe(`fork block 5 not found at ${url}`)
+    } finally {
+      upstream.closeAllConnections()
+      await new Promise((resolve) => upstream.close(resolve))
+    }
+  })
+
   test('a devnet bug is not a user error', () => {
     expect(userErrorMessage(new TypeError('x is undefined'))).toBe(undefined)
   })

@@ -160,11 +160,11 @@ describe('fork: account reads answered while the engine loads', () => {
       expect(log).toContain(`a\t${payee}\t`)
       expect(log).toContain(`a\t${empty}\t-`)
 
-      // A warm start answers them early from that cache: its one upstream request is the pin's header (the cache's check).
+      // A warm start answers them early from that cache: its one upstream request is the caches' check (chain id, pin header).
       proxy.methods.length = 0
       const warm = await listen(cacheDir)
       expect(await Promise.all(reads.map(([method, params]) => post(urlOf(warm), method, params)))).toEqual(early)
-      expect(proxy.methods).toEqual([['eth_getBlockByNumber']])
+      expect(proxy.methods).toEqual([['eth_chainId', 'eth_getBlockByNumber']])
       await served(warm)
 
       // The same file as another chain's at this chain id and block (its pin's hash and the payee's balance not the
@@ -177,7 +177,7 @@ describe('fork: account reads answered while the engine loads', () => {
       proxy.methods.length = 0
       const restarted = await listen(cacheDir)
       expect(await Promise.all(reads.map(([method, params]) => post(urlOf(restarted), method, params)))).toEqual(early)
-      expect(proxy.methods[0]).toEqual(['eth_getBlockByNumber'])
+      expect(proxy.methods[0]).toEqual(['eth_chainId', 'eth_getBlockByNumber'])
       expect(proxy.methods.filter((m) => m.join() === accountBatch)).toHaveLength(4)
       await served(restarted, async (fork) => expect(fork.node.fork!.cache.dropped).toBe(true))
     }))

@@ -215,7 +215,7 @@ describe('fork disk cache', () => {
   }
   const start = (dir: string) => startDevnet({ mining: 'manual', clock: 'virtual', quiet: true, fork: { url, blockNumber: 0, cacheDir: dir } })
 
-  test('an append-only log: a restart reads it without a remote call (the pin header, checked, aside), new reads are appended, a torn last line is skipped', async () => {
+  test('an append-only log: a restart reads it without a remote call (one batch, the caches check, aside), new reads are appended, a torn last line is skipped', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'devnet-cache-log-'))
     const file = join(dir, String(BigInt(recorded.chainId)), '0.log')
     try {
@@ -231,8 +231,8 @@ describe('fork disk cache', () => {
       bodies = []
       fork = await start(dir)
       expect(await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000000b1', 'latest'])).toBe('0xde0b6b3a7640000')
-      // One request: the fork block's header, whose hash says the cache is of this chain.
-      expect(bodies).toEqual([['eth_getBlockByNumber']])
+      // One request: the chain id and the fork block's header, which say the caches are of this chain.
+      expect(bodies).toEqual([['eth_chainId', 'eth_getBlockByNumber']])
       expect(httpRequests).toBe(1)
       expect(await rpc(fork.url, 'eth_getTransactionCount', ['0x00000000000000000000000000000000000000b2', 'latest'])).toBe('0x3')
       expect(httpRequests).toBe(2)
@@ -283,7 +283,7 @@ describe('fork disk cache', () => {
       // The upstream's balance, read again, not the other chain's.
       expect(await rpc(fork.url, 'eth_getBalance', [b1, 'latest'])).toBe('0xde0b6b3a7640000')
       // The check first; then the start reads again what a cold one reads (dev accounts, system contracts), and b1.
-      expect(bodies[0]).toEqual(['eth_getBlockByNumber'])
+      expect(bodies[0]).toEqual(['eth_chainId', 'eth_getBlockByNumber'])
       expect(bodies.length).toBeGreaterThan(1)
       await fork.close()
       // The file started again: this chain's header and balance, none of the other's.
@@ -294,6 +294,24 @@ describe('fork disk cache', () => {
       expect(rewritten).toContain(`a\t${b1}\t0x3\t0xde0b6b3a7640000\t0x`)
     } finally {
       mode = 'ok'
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a chain id changed at a URL forked before stops the start, naming both; the next start has the new one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-cache-chainid-'))
+    const original = recorded
+    try {
+      const fork = await start(dir)
+      await fork.close()
+      recorded = { ...original, chainId: '0x2105' }
+      await expect(start(dir)).rejects.toThrow(`now has chain id 8453, not ${BigInt(original.chainId)} as when this URL was forked before`)
+      const again = await start(dir)
+      expect(again.node.fork!.upstreamChainId).toBe(8453n)
+      expect(await rpc(again.url, 'eth_chainId', [])).toBe('0x2105')
+      await again.close()
+    } finally {
+      recorded = original
       rmSync(dir, { recursive: true, force: true })
     }
   })
@@ -329,7 +347,7 @@ describe('fork disk cache', () => {
         reads: { 'eth_getBlockByNumber:["0x0",false]': recorded.header },
       }
       writeFileSync(join(folder, '0.json'), JSON.stringify(v1))
-      // The URL's chain id too (the cache of an earlier start): a warm start asks for the pin's header only.
+      // The URL's chain id too (the cache of an earlier start): a warm start asks for its check only.
       const fork = await start(dir)
       const requestsAtStart = httpRequests
       expect(await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000000c1', 'latest'])).toBe('0x64')

@@ -9,12 +9,14 @@ import { type Transport, createTransport } from './transport.js'
 
 /**
  * A fork's first upstream reads, sent before anything else of a start: the
- * upstream's chain id (unless the URL's cache file holds it) and the fork
- * block's header, in one JSON-RPC batch. A warm start (the pin's cache file
- * holds the header) still asks for the header, once: its hash tells whether
- * the cache is of this chain (cacheLog.ts, cachedPinHash), and its answer
- * has already come when the first reads need the cache, since it travels
- * while the engine loads. Plain data out: what was decided, the request sent and its raw
+ * upstream's chain id and the fork block's header, in one JSON-RPC batch.
+ * A warm start (the URL's cache file holds the chain id, the pin's cache
+ * file the header) asks for both all the same, in that one request: they
+ * tell whether the caches are of this chain (a local chain restarts as
+ * another at the same URL, chain id and block number: cacheLog.ts,
+ * cachedPinHash), and the answer has come by the time the first reads need
+ * the cache, since it travels while the engine loads. The cached chain id
+ * answers `eth_chainId` meanwhile. Plain data out: what was decided, the request sent and its raw
  * reply, and the chain id as soon as the reply names it (for the early
  * eth_chainId of src/rpc/startupDispatcher.ts).
  *
@@ -76,9 +78,9 @@ export function beginFirstReads(options: ForkConfig): FirstReads {
   const numbered = typeof options.blockNumber === 'bigint' ? options.blockNumber : undefined
   const warm = known !== undefined && numbered !== undefined && (existsSync(pinCacheFile(cacheDir, known, numbered)) || existsSync(legacyCacheFile(cacheDir, known, numbered)))
   const transport = createTransport(options.url, 8)
-  // What handshake.ts asks, in its order: the chain id unless cached, then the fork block's header (offline: nothing is sent).
-  const asks: [string, unknown[]][] = []
-  if (known === undefined) asks.push(['eth_chainId', []])
+  // What handshake.ts asks, in its order: the chain id (checked against the URL's cache file when it has one), then the
+  // fork block's header (offline: nothing is sent).
+  const asks: [string, unknown[]][] = [['eth_chainId', []]]
   asks.push(['eth_getBlockByNumber', [numbered === undefined ? 'latest' : `0x${numbered.toString(16)}`, false]])
   let sent: FirstReads['sent']
   if (!offline && asks.length > 0) {

@@ -13,11 +13,13 @@ import { type Remote, createRemote } from './remote.js'
  * startDevnet or the CLI's front before listening; openFork waits for them
  * through this handshake).
  *
- * A warm start takes the chain id from the URL's cache file and asks for
- * the fork block's header only: openFork hands its hash to the fork source,
- * which drops a cache recorded at another hash (source.ts). When that one
- * read fails, the cache is trusted as it is, as it was before the check:
- * the pin's cache file holds the header too.
+ * A warm start takes the chain id from the URL's cache file and the fork
+ * block's header from the pin's, and asks for both all the same, in the one
+ * batch: a chain id changed stops the start (its cache file rewritten, so
+ * the next start is right), and openFork hands the header's hash to the fork
+ * source, which drops a cache recorded at another hash (source.ts). When
+ * that batch goes unanswered, the caches are trusted as they are, as before
+ * these checks.
  */
 export type ForkHandshake = {
   remote: Remote
@@ -44,15 +46,27 @@ export function beginForkHandshake(options: ForkConfig, begun?: FirstReads): For
   const first = begun ?? beginFirstReads(options)
   const remote = createRemote({ url: options.url, offline: options.offline, transport: first.transport, preSent: first.sent })
   const { cacheDir, urlFile, known, numbered } = first
-  // Both asked in this tick, so they share one batch (remote.ts): the one firstReads.ts sent.
+  // Both asked in this tick, so they share one batch (remote.ts): the one firstReads.ts sent. The chain id even when
+  // the URL's cache file holds it: the chain at a URL can change (a local node restarted with another id).
+  const asked = remote.request<string>('eth_chainId').then((answer) => BigInt(answer))
   const chainId =
-    known !== undefined
-      ? Promise.resolve(known)
-      : remote.request<string>('eth_chainId').then((answer) => {
-          const id = BigInt(answer)
+    known === undefined
+      ? asked.then((id) => {
           writeChainId(urlFile, id)
           return id
         })
+      : asked.then(
+          (id) => {
+            if (id === known) return known
+            // Already answered as `known` (eth_chainId while the engine loaded): the start stops; the next one is right.
+            writeChainId(urlFile, id)
+            throw new InvalidInputError(
+              `the upstream ${remote.upstream} now has chain id ${id}, not ${known} as when this URL was forked before (its chain restarted with another id?): start again`,
+            )
+          },
+          // Unanswered (the upstream down, or offline): the cached one, as before the check.
+          () => known,
+        )
   let pin: ForkHandshake['pin']
   if (options.offline && numbered === undefined)
     pin = Promise.reject(new InvalidInputError('an offline fork needs a fork block number: "latest" would ask the upstream'))
