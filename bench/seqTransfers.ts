@@ -2,10 +2,12 @@
  * Profiling aid: N ERC-20 transfers sent one at a time against `devnet start --mining auto` (a process of its own),
  * each waiting for its receipt (one transaction per sealed block). Prints the node's CPU per transfer (/proc, 10 ms
  * ticks; the main thread's share beside it, and `THREADS=1` prints each thread's). `WARMUP` (20) transfers first; `WARMUP=0` measures a fresh node's first ones. `PIPE=1` awaits each send and
- * polls only for the last receipt, as bench/fork.ts does. `FORK=1` forks a plain devnet process. `DEVNET_PROF=dir` runs the node under `--cpu-prof` into dir; `PERF=file` records it with perf (bench/perfSplit.ts). `DEVNET_FROM_SOURCE=1` runs the source.
+ * polls only for the last receipt, as bench/fork.ts does. `FORK=1` forks a plain devnet process (a fork cache of its own each run). `READS=1` reads an account 101 times first, as bench/fork.ts does. `NODE_OUT=file` keeps the node's stdout. `DEVNET_PROF=dir` runs the node under `--cpu-prof` into dir; `PERF=file` records it with perf (bench/perfSplit.ts). `DEVNET_FROM_SOURCE=1` runs the source.
  */
 import { spawn } from 'node:child_process'
-import { readFileSync, readdirSync } from 'node:fs'
+import { mkdtempSync, openSync, readFileSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { encodeFunctionData } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
@@ -27,12 +29,15 @@ if (process.env.FORK) {
   const upstreamPort = await freePort()
   upstream = spawn(process.execPath, ['bin/devnet.js', 'start', '--mining', 'auto', '--port', String(upstreamPort)], { cwd: root, stdio: 'ignore' })
   await waitUp(`http://127.0.0.1:${upstreamPort}`)
-  forkArgs.push('--fork-url', `http://127.0.0.1:${upstreamPort}`)
+  // A fork cache of its own: the default one (~/.devnet) is warm from any earlier run of the same upstream (until
+  // session 12 every run but the first measured a fork with no upstream read per transfer).
+  forkArgs.push('--fork-url', `http://127.0.0.1:${upstreamPort}`, '--fork-cache', mkdtempSync(join(tmpdir(), 'seq-fork-')))
 }
 const port = await freePort()
 const prof = process.env.DEVNET_PROF
 const args = [...(process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(' ') : []), ...(process.env.PERF ? ['--perf-basic-prof'] : []), ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'bin/devnet.js', 'start', '--mining', 'auto', '--port', String(port), ...forkArgs, ...(process.env.DEVNET_ARGS ? process.env.DEVNET_ARGS.split(' ') : [])]
-const child = spawn(process.execPath, args, { cwd: root, stdio: 'ignore' })
+// NODE_OUT=file: the node's stdout there (with NODE_FLAGS=--trace-gc, say).
+const child = spawn(process.execPath, args, { cwd: root, stdio: process.env.NODE_OUT ? ['ignore', openSync(process.env.NODE_OUT, 'w'), 'ignore'] : 'ignore' })
 const url = new URL(`http://127.0.0.1:${port}`)
 await waitUp(url.href)
 let id = 0
@@ -61,6 +66,8 @@ const run = async (from: number, to: number) => {
   }
   if (pipe && hash) await waitMined(hash)
 }
+// READS=1: as bench/fork.ts, a cold account's balance and 100 cached reads of it first: the engine is loaded before the transfers.
+if (process.env.READS === '1') for (let i = 0; i <= 100; i++) await call('eth_getBalance', [`0x${'c0'.repeat(20)}`, 'latest'])
 await run(0, warmup)
 const [u0, s0] = cpuOf(child.pid!)
 /** CPU ms per thread name (THREADS=1). */
