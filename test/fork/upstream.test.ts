@@ -274,6 +274,13 @@ describe('fork disk cache', () => {
       expect(fork.node.fork!.cache.dropped).toBe(false)
       expect(await rpc(fork.url, 'eth_getBalance', [b1, 'latest'])).toBe('0x1')
       await fork.close()
+      // An upstream that never answers: the start waits cacheCheckMs (3 s) for the check, not the upstream client's
+      // timeouts (5 attempts of 30 s, well past this test's timeout).
+      mode = 'hang'
+      fork = await start(dir)
+      expect(fork.node.fork!.cache.dropped).toBe(false)
+      expect(await rpc(fork.url, 'eth_getBalance', [b1, 'latest'])).toBe('0x1')
+      await fork.close()
 
       mode = 'ok'
       bodies = []

@@ -49,7 +49,7 @@ export type FirstReads = {
   chainId: Promise<bigint>
   /** The fork block's number: the config's, or the number of the head the reply names; undefined when neither told it. */
   pin: Promise<bigint | undefined>
-  /** The fork block's header as the reply has it (null: the upstream lacks the block); undefined when not asked or the reply failed. */
+  /** The fork block's header as the reply has it (null: the upstream lacks the block); undefined when not sent, failed or later than `cacheCheckMs`. */
   header: Promise<Record<string, unknown> | null | undefined>
   /** What the front's early reads (earlyReads.ts) read before the node was built, for the fork source. */
   early?: EarlyHandOver
@@ -68,6 +68,26 @@ const builtin = <Id extends 'node:os'>(id: Id) => process.getBuiltinModule(id)
 
 /** Per HTTP request, as the upstream client's default (remote.ts). */
 const timeoutMs = 30_000
+
+/**
+ * How long a warm start waits for its caches' check (the chain id and the
+ * pin's header) before it trusts the caches unchecked. The answer comes in
+ * milliseconds from a local node and well under a second from a hosted one;
+ * an upstream that hangs (packets dropped) would otherwise hold a warm start,
+ * which needs nothing else from it, for the upstream client's timeouts and
+ * retries (minutes).
+ */
+export const cacheCheckMs = 3_000
+
+/** `promise`, or `fallback` once `cacheCheckMs` have passed without it (the timer does not hold the process open). */
+export function withinCacheCheck<T, F>(promise: Promise<T>, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<F>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), cacheCheckMs)
+    timer.unref()
+  })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+}
 
 export function beginFirstReads(options: ForkConfig): FirstReads {
   const offline = options.offline === true
@@ -119,9 +139,12 @@ export function beginFirstReads(options: ForkConfig): FirstReads {
           )
         : Promise.resolve(undefined)
   const header = results
-    ? results.then(
-        (byId) => byId.get(headerId) as Record<string, unknown> | null | undefined,
-        () => undefined,
+    ? withinCacheCheck(
+        results.then(
+          (byId) => byId.get(headerId) as Record<string, unknown> | null | undefined,
+          () => undefined,
+        ),
+        undefined,
       )
     : Promise.resolve(undefined)
   return { url: options.url, offline, cacheDir, urlFile, known, numbered, warm, transport, sent, chainId, pin, header }

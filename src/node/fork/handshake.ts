@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ForkConfig } from '../../config/schema.js'
 import { InvalidInputError } from '../errors.js'
-import { type FirstReads, beginFirstReads } from './firstReads.js'
+import { type FirstReads, beginFirstReads, withinCacheCheck } from './firstReads.js'
 import { type Remote, createRemote } from './remote.js'
 
 /**
@@ -18,8 +18,8 @@ import { type Remote, createRemote } from './remote.js'
  * batch: a chain id changed stops the start (its cache file rewritten, so
  * the next start is right), and openFork hands the header's hash to the fork
  * source, which drops a cache recorded at another hash (source.ts). When
- * that batch goes unanswered, the caches are trusted as they are, as before
- * these checks.
+ * that batch goes unanswered, or not within `cacheCheckMs`, the caches are
+ * trusted as they are, as before these checks.
  */
 export type ForkHandshake = {
   remote: Remote
@@ -55,17 +55,20 @@ export function beginForkHandshake(options: ForkConfig, begun?: FirstReads): For
           writeChainId(urlFile, id)
           return id
         })
-      : asked.then(
-          (id) => {
-            if (id === known) return known
-            // Already answered as `known` (eth_chainId while the engine loaded): the start stops; the next one is right.
-            writeChainId(urlFile, id)
-            throw new InvalidInputError(
-              `the upstream ${remote.upstream} now has chain id ${id}, not ${known} as when this URL was forked before (its chain restarted with another id?): start again`,
-            )
-          },
-          // Unanswered (the upstream down, or offline): the cached one, as before the check.
-          () => known,
+      : withinCacheCheck(
+          asked.then(
+            (id) => {
+              if (id === known) return known
+              // Already answered as `known` (eth_chainId while the engine loaded): the start stops; the next one is right.
+              writeChainId(urlFile, id)
+              throw new InvalidInputError(
+                `the upstream ${remote.upstream} now has chain id ${id}, not ${known} as when this URL was forked before (its chain restarted with another id?): start again`,
+              )
+            },
+            // Unanswered (the upstream down, or offline): the cached one, as before the check.
+            () => known,
+          ),
+          known,
         )
   let pin: ForkHandshake['pin']
   if (options.offline && numbered === undefined)
@@ -79,15 +82,19 @@ export function beginForkHandshake(options: ForkConfig, begun?: FirstReads): For
   else if (first.warm && options.offline)
     // Offline and warm: the header is in the pin's cache file.
     pin = Promise.resolve({ blockNumber: numbered })
-  else
-    pin = remote.request<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${numbered.toString(16)}`, false]).then(
-      (header) => ({ blockNumber: numbered, header }),
-      (error: unknown) => {
-        // Warm: the header is in the pin's cache file, unchecked (the upstream is down, and the cache answers without it).
-        if (first.warm) return { blockNumber: numbered }
-        throw error
-      },
-    )
+  else {
+    const asked = remote.request<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${numbered.toString(16)}`, false])
+    pin = first.warm
+      ? // Warm: the header is in the pin's cache file too, taken unchecked when the upstream does not answer in time.
+        withinCacheCheck(
+          asked.then(
+            (header) => ({ blockNumber: numbered, header }),
+            () => ({ blockNumber: numbered }),
+          ),
+          { blockNumber: numbered },
+        )
+      : asked.then((header) => ({ blockNumber: numbered, header }))
+  }
   // Awaited by openFork, maybe after a rejection: not an unhandled one meanwhile.
   chainId.catch(() => {})
   pin.catch(() => {})
