@@ -6,7 +6,7 @@ import { createDevCommon } from '../evm/engine.js'
 import { createDevnet } from '../index.js'
 import { readFixtureFile } from '../node/fixture/file.js'
 import { type LoadableFixture, forEachEntry, fromHex } from '../node/fixture/format.js'
-import { flagName } from './start.js'
+import { flagName, usageLine } from './start.js'
 
 /**
  * `devnet fixture save|load|inspect`:
@@ -96,7 +96,7 @@ export async function runFixtureCommand(argv: string[], fail: (message: string) 
   try {
     parsed = parseArgs({ args: argv, options: flags, allowPositionals: true, strict: true })
   } catch (error) {
-    return fail((error as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, ''))
+    return fail(usageLine(error))
   }
   const { values, positionals } = parsed
   if (values.help || positionals.length === 0) {

@@ -43,12 +43,24 @@ export class UsageError extends Error {
   override name = 'UsageError'
 }
 
+/**
+ * The one line to print for a parseArgs error: its first line, without the
+ * hint about positional arguments; for a value that starts with a dash
+ * (`--fork-block -1`, which parseArgs calls ambiguous), with the way to give it.
+ */
+export function usageLine(error: unknown): string {
+  const lines = ((error as Error)?.message ?? String(error)).split('\n')
+  const first = lines[0]!.replace(/\. To specify.*$/, '')
+  const dash = /use '(--[\w-]+)=-XYZ'/.exec(lines.at(-1) ?? '')
+  return dash ? `${first.replace(/\.$/, '')}: a value starting with a dash is written ${dash[1]}=-…` : first
+}
+
 /** Parses the arguments of `devnet start`; UsageError names a bad flag. */
 export function parseStartArgs(argv: string[]) {
   try {
     return parseArgs({ args: argv, options: startFlags, allowPositionals: true, strict: true })
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, ''))
+    throw new UsageError(usageLine(error))
   }
 }
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { parseStartArgs } from '../../src/cli/start.js'
 import { userErrorMessage } from '../../src/cli/userError.js'
 import { createDevnet, type DevnetOptions } from '../../src/index.js'
 import { tempDir } from '../tempDir.js'
@@ -76,5 +77,20 @@ describe('userErrorMessage', () => {
 
   test('a devnet bug is not a user error', () => {
     expect(userErrorMessage(new TypeError('x is undefined'))).toBe(undefined)
+  })
+})
+
+describe('parseStartArgs', () => {
+  test('a bad flag is one line; a value starting with a dash says how to give it', () => {
+    const line = (argv: string[]) => {
+      try {
+        parseStartArgs(argv)
+      } catch (error) {
+        return userErrorMessage(error)
+      }
+      throw new Error('expected parseStartArgs to fail')
+    }
+    expect(line(['start', '--fork-block', '-1'])).toBe("Option '--fork-block' argument is ambiguous: a value starting with a dash is written --fork-block=-…")
+    expect(line(['start', '--no-such-flag'])).toBe("Unknown option '--no-such-flag'")
   })
 })
