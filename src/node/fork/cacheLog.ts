@@ -44,23 +44,26 @@ export const cachedAccount = (balance: Hex, nonce: Hex, code: Hex): CachedAccoun
 /** The cache key of the fork block's header (`r` lines; source.ts's reads are keyed `method:params`). */
 export const pinHeaderKey = (blockNumber: bigint) => `eth_getBlockByNumber:${JSON.stringify([`0x${blockNumber.toString(16)}`, false])}`
 
-/**
- * The fork block's hash as a cache recorded it (the `hash` of its header
- * read, as JSON text), lowercase; undefined when it holds no such read.
- * Why it matters: a cache is keyed by chain id and block number only, and a
- * local chain (Anvil, Hardhat, a devnet: chain id 31337 at block 5) is a
- * different chain each time it restarts, so a start checks the upstream's
- * hash of its pin against this before it trusts what the cache holds.
- */
-export function cachedPinHash(header: string | undefined): string | undefined {
+/** The fork block's hash as a cache log recorded it (the `hash` of its header read, JSON text); undefined when it holds none. */
+export function cachedPinHash(loaded: LoadedCache, blockNumber: bigint): unknown {
+  const header = loaded.rawReads.get(pinHeaderKey(blockNumber))
   if (header === undefined) return undefined
   try {
-    const hash = (JSON.parse(header) as { hash?: unknown } | null)?.hash
-    return typeof hash === 'string' ? hash.toLowerCase() : undefined
+    return (JSON.parse(header) as { hash?: unknown } | null)?.hash
   } catch {
     return undefined
   }
 }
+
+/**
+ * Whether a cache recorded its pin at another hash than the upstream's now
+ * (both known). Why it matters: a cache is keyed by chain id and block
+ * number only, and a local chain (Anvil, Hardhat, a devnet: chain id 31337
+ * at block 5) is a different chain each time it restarts, so a start checks
+ * this before it trusts what the cache holds.
+ */
+export const otherPin = (recorded: unknown, upstream: unknown) =>
+  typeof recorded === 'string' && typeof upstream === 'string' && recorded.toLowerCase() !== upstream.toLowerCase()
 
 export const accountLine = (address: string, entry: CachedAccount) => (entry === null ? `a\t${address}\t-` : `a\t${address}\t${entry.join('\t')}`)
 export const storageLine = (address: string, slot: string, value: string) => `s\t${address}\t${slot}\t${value}`

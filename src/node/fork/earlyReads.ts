@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { type DevnetConfig, defaultMnemonic } from '../../config/schema.js'
 import { knownAddresses } from '../knownAddresses.js'
-import { type CachedAccount, type LoadedCache, cachedAccount, cachedPinHash, pinHeaderKey, readCacheLog } from './cacheLog.js'
+import { type CachedAccount, type LoadedCache, cachedAccount, cachedPinHash, otherPin, readCacheLog } from './cacheLog.js'
 import { type FirstReads, legacyCacheFile, pinCacheFile, resultsById } from './firstReads.js'
 import type { HttpReply } from './httpClient.js'
 
@@ -93,10 +93,9 @@ export function createEarlyReads(first: FirstReads, config: DevnetConfig) {
     }
     // As the fork source does: a cache whose pin has another hash than the upstream's now (the first reads asked for
     // it) holds another chain at this chain id and block, and is not read. Unanswered: trusted, as the source does.
-    const recorded = cachedPinHash(loaded?.rawReads.get(pinHeaderKey(at.blockNumber)))
+    const recorded = loaded && cachedPinHash(loaded, at.blockNumber)
     const header = recorded === undefined ? undefined : await first.header
-    const stale = header === null || (typeof header?.hash === 'string' && header.hash.toLowerCase() !== recorded)
-    early.loaded = stale ? undefined : loaded
+    early.loaded = header === null || otherPin(recorded, header?.hash) ? undefined : loaded
     return true
   }
 

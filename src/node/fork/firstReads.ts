@@ -100,18 +100,19 @@ export function beginFirstReads(options: ForkConfig): FirstReads {
   const transport = createTransport(options.url, 8)
   // What handshake.ts asks, in its order: the chain id (checked against the URL's cache file when it has one), then the
   // fork block's header (offline: nothing is sent).
-  const asks: [string, unknown[]][] = [['eth_chainId', []]]
-  asks.push(['eth_getBlockByNumber', [numbered === undefined ? 'latest' : `0x${numbered.toString(16)}`, false]])
+  const asks: [string, unknown[]][] = [
+    ['eth_chainId', []],
+    ['eth_getBlockByNumber', [numbered === undefined ? 'latest' : `0x${numbered.toString(16)}`, false]],
+  ]
   let sent: FirstReads['sent']
-  if (!offline && asks.length > 0) {
-    const payload = asks.map(([method, params], i) => ({ jsonrpc: '2.0', id: i + 1, method, params }))
-    const body = JSON.stringify(payload.length === 1 ? payload[0] : payload)
+  if (!offline) {
+    const body = JSON.stringify(asks.map(([method, params], i) => ({ jsonrpc: '2.0', id: i + 1, method, params })))
     const reply = transport.post(body, timeoutMs)
     // Judged by the upstream client, maybe never (when the node's start fails first): not an unhandled rejection meanwhile.
     reply.catch(() => {})
     sent = { body, reply }
   }
-  // The reply read once, for the chain id (id 1 when asked) and the head's number (`latest`: the header, last asked).
+  // The reply read once, for the chain id (id 1) and the header (id 2: the head's number when the pin is `latest`).
   const results = sent?.reply.then(resultsById)
   results?.catch(() => {})
   const chainId =

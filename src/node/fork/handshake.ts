@@ -48,15 +48,15 @@ export function beginForkHandshake(options: ForkConfig, begun?: FirstReads): For
   const { cacheDir, urlFile, known, numbered } = first
   // Both asked in this tick, so they share one batch (remote.ts): the one firstReads.ts sent. The chain id even when
   // the URL's cache file holds it: the chain at a URL can change (a local node restarted with another id).
-  const asked = remote.request<string>('eth_chainId').then((answer) => BigInt(answer))
+  const askedChainId = remote.request<string>('eth_chainId').then((answer) => BigInt(answer))
   const chainId =
     known === undefined
-      ? asked.then((id) => {
+      ? askedChainId.then((id) => {
           writeChainId(urlFile, id)
           return id
         })
       : withinCacheCheck(
-          asked.then(
+          askedChainId.then(
             (id) => {
               if (id === known) return known
               // Already answered as `known` (eth_chainId while the engine loaded): the start stops; the next one is right.
@@ -83,17 +83,17 @@ export function beginForkHandshake(options: ForkConfig, begun?: FirstReads): For
     // Offline and warm: the header is in the pin's cache file.
     pin = Promise.resolve({ blockNumber: numbered })
   else {
-    const asked = remote.request<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${numbered.toString(16)}`, false])
+    const askedHeader = remote.request<Record<string, unknown> | null>('eth_getBlockByNumber', [`0x${numbered.toString(16)}`, false])
     pin = first.warm
       ? // Warm: the header is in the pin's cache file too, taken unchecked when the upstream does not answer in time.
         withinCacheCheck(
-          asked.then(
+          askedHeader.then(
             (header) => ({ blockNumber: numbered, header }),
             () => ({ blockNumber: numbered }),
           ),
           { blockNumber: numbered },
         )
-      : asked.then((header) => ({ blockNumber: numbered, header }))
+      : askedHeader.then((header) => ({ blockNumber: numbered, header }))
   }
   // Awaited by openFork, maybe after a rejection: not an unhandled one meanwhile.
   chainId.catch(() => {})

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { type Address, bytesToHex, bytesToUnprefixedHex, createAddressFromString, hexToBytes, unpadBytes } from '../../evm/engine.js'
 import type { ForkSource } from '../../evm/forkState.js'
 import { keccak256 } from '../../evm/engine.js'
-import { type CachedAccount, accountLine, appendCacheLog, cachedAccount, cachedPinHash, pinHeaderKey, readCacheLog, readLine, storageLine } from './cacheLog.js'
+import { type CachedAccount, accountLine, appendCacheLog, cachedAccount, cachedPinHash, otherPin, pinHeaderKey, readCacheLog, readLine, storageLine } from './cacheLog.js'
 import type { EarlyHandOver } from './earlyReads.js'
 import { legacyCacheFile, pinCacheFile } from './handshake.js'
 import { createPrefetch } from './prefetch.js'
@@ -36,22 +36,16 @@ export function createForkSource(args: {
   recorded?: ForkReads | undefined
   /** What the CLI's front read before the node was built (earlyReads.ts): taken over, never asked for again. */
   early?: EarlyHandOver | undefined
-  /** The fork block's hash as the upstream answers it now: a disk cache recorded at another hash is dropped (cachedPinHash). */
+  /** The fork block's hash as the upstream answers it now: a disk cache recorded at another hash is dropped (otherPin). */
   pinHash?: string | undefined
 }) {
   const { remote, blockNumber } = args
   const pin = `0x${blockNumber.toString(16)}`
   const file = args.cacheDir ? pinCacheFile(args.cacheDir, args.chainId, blockNumber) : undefined
   const early = args.early && (!args.early.pin || (args.early.pin.chainId === args.chainId && args.early.pin.blockNumber === blockNumber)) ? args.early : undefined
-  const headerKey = pinHeaderKey(blockNumber)
-  /** Whether a cache holds another chain's answers at this chain id and block: its pin's header has another hash. */
-  const stale = (header: string | undefined) => {
-    const hash = cachedPinHash(header)
-    return args.pinHash !== undefined && hash !== undefined && hash !== args.pinHash.toLowerCase()
-  }
   let loaded = early?.loaded ?? (file ? readCacheLog(file, args.chainId, blockNumber) : undefined)
-  /** The disk cache was of another chain: dropped, and its file started again at the first save. */
-  let dropped = loaded !== undefined && stale(loaded.rawReads.get(headerKey))
+  /** The disk cache was of another chain (otherPin): dropped, and its file started again at the first save. */
+  let dropped = loaded !== undefined && otherPin(cachedPinHash(loaded, blockNumber), args.pinHash)
   if (dropped) loaded = undefined
   const cache: ForkReads = { accounts: loaded?.accounts ?? {}, storage: loaded?.storage ?? {}, reads: {} }
   /** Reads on disk not asked for yet, as JSON text. */
@@ -63,7 +57,7 @@ export function createForkSource(args: {
   let torn = loaded?.torn ?? false
   let timer: NodeJS.Timeout | undefined
   let legacy = !loaded && !dropped && args.cacheDir ? loadV1(legacyCacheFile(args.cacheDir, args.chainId, blockNumber)) : undefined
-  if (legacy && stale(JSON.stringify(legacy.reads[headerKey]))) {
+  if (legacy && otherPin((legacy.reads[pinHeaderKey(blockNumber)] as { hash?: unknown } | null | undefined)?.hash, args.pinHash)) {
     legacy = undefined
     dropped = true
   }
