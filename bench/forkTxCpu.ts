@@ -22,9 +22,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { encodeFunctionData } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
-import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
+import { forkSender, signTransfer } from './forkUpstream.js'
 import type { StartedDevnet } from '../src/index.js'
 import { freePort, root, waitUp } from './peerProcess.js'
 
@@ -35,7 +33,6 @@ const rounds = Number(process.env.ROUNDS ?? 5)
 const warmup = Number(process.env.WARMUP ?? 20)
 const same = process.env.SAME === '1'
 const only = process.env.ONLY
-const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
 const token = '0x3009300930093009300930093009300930093009'
 
 let upstream: ReturnType<typeof spawn> | undefined
@@ -44,7 +41,7 @@ const cacheDir = mkdtempSync(join(tmpdir(), 'fork-tx-cpu-'))
 type Subject = { name: string; devnet: StartedDevnet; chainId: number; nonce: number; next: number; cpu: number[] }
 async function subject(name: string, devnet: StartedDevnet): Promise<Subject> {
   const request = (method: string, params: unknown[]) => devnet.request({ method, params } as never) as Promise<any>
-  return { name, devnet, chainId: Number(await request('eth_chainId', [])), nonce: Number(await request('eth_getTransactionCount', [sender.address, 'latest'])), next: 1, cpu: [] }
+  return { name, devnet, chainId: Number(await request('eth_chainId', [])), nonce: Number(await request('eth_getTransactionCount', [forkSender.address, 'latest'])), next: 1, cpu: [] }
 }
 const subjects: Subject[] = []
 if (only !== 'plain') {
@@ -56,11 +53,7 @@ if (only !== 'plain') {
 }
 if (only !== 'fork') subjects.push(await subject('plain', await startDevnet({ mining: 'auto', quiet: true, ui: false })))
 
-const sign = (s: Subject) =>
-  sender.signTransaction({
-    chainId: s.chainId, type: 'eip1559', nonce: s.nonce++, to: token, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n,
-    data: encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(same ? (s.next++ % 20) + 1 : s.next++).toString(16).padStart(40, '0')}`, 1n] }),
-  })
+const sign = (s: Subject) => signTransfer(token, s.nonce++, same ? (s.next++ % 20) + 1 : s.next++, { chainId: s.chainId })
 const send = async (s: Subject, raws: string[]) => {
   const request = (method: string, params: unknown[]) => s.devnet.request({ method, params } as never) as Promise<any>
   let last = ''

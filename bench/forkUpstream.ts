@@ -1,8 +1,8 @@
 /**
- * What the fork benches (fork.ts, forkStart.ts, forkRowAB.ts, forkTimeline.ts) fork, and the transfers they send:
- * a devnet in the bench process with 20 token transfers, then 512 empty blocks, pinned at its head; and a token
- * transfer signed by the first dev account to the address numbered `to` (a new recipient each: one cold balance
- * slot on the fork).
+ * What the fork benches (fork.ts, forkStart.ts, forkRowAB.ts, forkTimeline.ts) fork: a devnet in the bench
+ * process with 20 token transfers, then 512 empty blocks, pinned at its head; and the token transfer they and the
+ * transfer benches (seqTransfers.ts, forkTxCpu.ts, sealPhases.ts) send: signed by the first dev account to the
+ * address numbered `to` (a new recipient each: one cold balance slot on a fork).
  */
 import { encodeFunctionData } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'

@@ -7,21 +7,17 @@
  *
  *   npx tsx bench/sealPhases.ts
  */
-import { encodeFunctionData } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
-import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
+import { signTransfer } from './forkUpstream.js'
 import { nodeWithParts } from '../test/nodeWithParts.js'
 
 const n = Number(process.env.N ?? 300)
 const warmup = Number(process.env.WARMUP ?? 100)
-const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
 const devnet = await nodeWithParts({ mining: 'auto', clock: 'wall' })
 const { node, parts } = devnet
 const token = devnet.token.address as `0x${string}`
 const raws: Uint8Array[] = []
 for (let i = 0; i < n + warmup; i++) {
-  const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(i + 1).toString(16).padStart(40, '0')}`, 1n] })
-  const signed = await sender.signTransaction({ chainId: devnet.chain.id, type: 'eip1559', nonce: i, to: token, data, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n })
+  const signed = await signTransfer(token, i, i + 1, { chainId: devnet.chain.id })
   raws.push(Buffer.from(signed.slice(2), 'hex'))
 }
 

@@ -8,13 +8,10 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, openSync, readFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { encodeFunctionData } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
-import { paymentTokenAbi } from '../src/artifacts/paymentToken.js'
+import { signTransfer } from './forkUpstream.js'
 import { freePort, post, root, waitUp } from './peerProcess.js'
 
 const n = Number(process.env.N ?? 300)
-const sender = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 0 })
 
 /** [user, system] CPU ms of a process, from /proc (10 ms ticks). */
 function cpuOf(pid: number, thread = false): [number, number] {
@@ -49,10 +46,7 @@ const call = async (method: string, params: unknown[]) => {
 const tokenAddress = '0x3009300930093009300930093009300930093009'
 const warmup = Number(process.env.WARMUP ?? 20)
 const raws: string[] = []
-for (let i = 0; i < n + warmup; i++) {
-  const data = encodeFunctionData({ abi: paymentTokenAbi, functionName: 'transfer', args: [`0x${(i + 1).toString(16).padStart(40, '0')}`, 1n] })
-  raws.push(await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce: i, to: tokenAddress, data, gas: 100_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n }))
-}
+for (let i = 0; i < n + warmup; i++) raws.push(await signTransfer(tokenAddress, i, i + 1))
 // PIPE=1: as bench/fork.ts's row, each send awaited, then one poll for the last receipt.
 const pipe = process.env.PIPE === '1'
 const waitMined = async (hash: string) => {
