@@ -133,8 +133,11 @@ function* update(child: Child, entries: Change[], depth: number): Walk<Child> {
   if (child === null) return build(entries.filter((e) => e.value !== null), depth)
   const node = isNode(child) ? child : yield* load(child)
   if (node.kind === 'leaf') {
-    // A leaf's subtrie is that one key: rebuild it with the changes merged in.
+    // A leaf's subtrie is that one key: rebuild it with the changes merged in, unless they leave it as it is (a
+    // flush writes back every slot and account read, as the value read, and deletes absent slots read as zero).
     const path = [...entries[0]!.path.slice(0, depth), ...node.key]
+    if (entries.every((e) => (comparePaths(e.path, path) === 0 ? e.value !== null && equalBytes(e.value, node.value) : e.value === null)))
+      return child
     const merged = entries.some((e) => comparePaths(e.path, path) === 0)
       ? entries
       : [...entries, { path, value: node.value }].sort((a, b) => comparePaths(a.path, b.path))
@@ -142,19 +145,22 @@ function* update(child: Child, entries: Change[], depth: number): Walk<Child> {
   }
   if (node.kind === 'ext') {
     const key = node.key
-    const inside = entries.every((e) => {
+    const under = (e: Change) => {
       for (let i = 0; i < key.length; i++) if (e.path[depth + i] !== key[i]) return false
       return true
-    })
-    if (inside) {
-      const next = yield* update(node.child, entries, depth + key.length)
+    }
+    // A key that leaves the extension is not in the trie: deleting it changes nothing.
+    const kept = entries.every((e) => e.value !== null || under(e)) ? entries : entries.filter((e) => e.value !== null || under(e))
+    if (kept.length === 0) return child
+    if (kept.every(under)) {
+      const next = yield* update(node.child, kept, depth + key.length)
       if (next === node.child) return child
       return yield* prefixed(key, next)
     }
     // Some keys leave the extension: it becomes a branch at its first nibble.
     const children: Child[] = new Array(16).fill(null)
     children[key[0]!] = key.length > 1 ? { kind: 'ext', key: key.slice(1), child: node.child } : node.child
-    return yield* updateBranch({ kind: 'branch', children, value: null }, entries, depth, false)
+    return yield* updateBranch({ kind: 'branch', children, value: null }, kept, depth, false)
   }
   return yield* updateBranch(node, entries, depth, child)
 }
@@ -228,7 +234,7 @@ export async function batchUpdate(
   await t._lock.acquire()
   try {
     const current = trie.root()
-    const start: Child = equalsRoot(current, t.EMPTY_TRIE_ROOT) ? null : current
+    const start: Child = equalBytes(current, t.EMPTY_TRIE_ROOT) ? null : current
     const walk = update(start, sorted, 0)
     const db = syncTrieDb(t._db)
     let step = walk.next()
@@ -249,7 +255,7 @@ export async function batchUpdate(
   }
 }
 
-function equalsRoot(a: Uint8Array, b: Uint8Array) {
+function equalBytes(a: Uint8Array, b: Uint8Array) {
   if (a.length !== b.length) return false
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
   return true

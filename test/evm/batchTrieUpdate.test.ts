@@ -26,7 +26,12 @@ async function compare(opts: { hashed: boolean; keyLength: number; valueLength: 
       if (kind < 5 || keys.length === 0) changes.push({ key: r.bytes(opts.keyLength), value: r.bytes(opts.valueLength()) })
       else if (kind < 7) changes.push({ key: Buffer.from(keys[r.int(keys.length)]!, 'hex'), value: r.bytes(opts.valueLength()) })
       else if (kind < 9) changes.push({ key: Buffer.from(keys[r.int(keys.length)]!, 'hex'), value: null })
-      else changes.push({ key: r.bytes(opts.keyLength), value: null })
+      else if (r.int(2) === 0 || keys.length === 0) changes.push({ key: r.bytes(opts.keyLength), value: null })
+      else {
+        // A key written back with the value it holds (a flush writes back what was read).
+        const key = keys[r.int(keys.length)]!
+        changes.push({ key: Buffer.from(key, 'hex'), value: live.get(key)! })
+      }
     }
     // Now and then the whole trie goes.
     if (r.int(40) === 0) for (const k of keys) changes.push({ key: Buffer.from(k, 'hex'), value: null })
@@ -58,6 +63,27 @@ describe('batchUpdate', () => {
     const r = random(5)
     await compare({ hashed: false, keyLength: 2, valueLength: () => 1 + r.int(3), seed: 3, batches: 200 })
     await compare({ hashed: false, keyLength: 3, valueLength: () => 1 + r.int(40), seed: 4, batches: 120 })
+  })
+
+  it('stores no node when a batch leaves every key as it is (values written back, absent keys deleted)', async () => {
+    const r = random(11)
+    const trie = new MerklePatriciaTrie({ useKeyHashing: true })
+    const entries = Array.from({ length: 300 }, () => ({ key: r.bytes(32), value: r.bytes(1 + r.int(32)) }))
+    await batchUpdate(trie, entries)
+    const before = trie.root()
+    const stats = (trie as unknown as { _db: { _stats: { db: { writes: number } } } })._db._stats.db
+    const writes = stats.writes
+    const unchanged = [
+      ...entries.filter((_, i) => i % 7 === 0).map(({ key, value }) => ({ key, value: Uint8Array.from(value) })),
+      ...Array.from({ length: 40 }, () => ({ key: r.bytes(32), value: null })),
+    ]
+    expect(await batchUpdate(trie, unchanged)).toEqual(before)
+    expect(stats.writes).toBe(writes)
+    // One real change among them: only its path is stored again.
+    const changed = await batchUpdate(trie, [...unchanged, { key: entries[1]!.key, value: Uint8Array.of(7) }])
+    expect(changed).not.toEqual(before)
+    expect(stats.writes - writes).toBeLessThanOrEqual(4)
+    expect(await trie.get(entries[1]!.key)).toEqual(Uint8Array.of(7))
   })
 
   it('leaves the trie as it was when nothing changes (deleting absent keys)', async () => {
