@@ -4,8 +4,15 @@ import { configDefaults, defineConfig } from 'vitest/config'
 import { isStale } from './scripts/build.mjs'
 import LongFirstSequencer from './test/longFirstSequencer.js'
 
-/** Test files that check what a fresh process holds (a lazy engine patch not applied before the first fork). */
-const freshProcess = ['test/engine/registry.test.ts']
+/**
+ * Test files that each run in a fresh process: they check what a fresh process holds, or change it for the files
+ * after them. V8 refuses a code cache made under other V8 flags, and keccakMemo sets one (--expose-gc).
+ */
+const freshProcess = [
+  'test/engine/registry.test.ts', // a lazy engine patch is not applied before the first fork
+  'test/bundle.test.ts', // V8 accepts the build's code cache (under the process' V8 flags)
+  'test/evm/keccakMemo.test.ts', // sets --expose-gc
+]
 
 export default defineConfig({
   resolve: {
@@ -25,7 +32,11 @@ export default defineConfig({
     // so the whole suite ran file after file while much of it waits on spawned
     // CLIs, sockets and the disk. At least two workers; the default above that.
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    sequence: { sequencer: LongFirstSequencer },
+    // DEVNET_TEST_SHUFFLE=seed: the files in a seeded random order instead (a file must not lean on the ones before it
+    // in its worker: run a few seeds after adding a file that changes what a process holds).
+    sequence: process.env.DEVNET_TEST_SHUFFLE
+      ? { shuffle: { files: true, tests: false }, seed: Number(process.env.DEVNET_TEST_SHUFFLE) }
+      : { sequencer: LongFirstSequencer },
     // CLI tests spawn bin/devnet.js: the built CLI bundle when dist/ is newer than every source (CI: `npm ci` has just
     // built it), the source otherwise, never a stale dist/. A start from the source compiles it through tsx first
     // (~3 s of CPU against ~0.4 s), and the CLI tests spawn dozens.

@@ -4,21 +4,21 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 /**
  * Files measured as the longest on the 2-core CI machine (seconds in a clean
  * run), longest first. A clean clone has no vitest duration cache, so the
- * base sequencer orders by file size and a 39 s file can start last and
+ * base sequencer orders by file size and a 19 s file can start last and
  * leave one worker idle at the end. These start first; every other file
  * keeps the base order (the cache's durations when it exists).
  */
 const longFirst = [
-  'test/stress/crashFixture.test.ts', // 39 s
-  'test/stress/concurrency.test.ts', // 23 s
+  'test/stress/concurrency.test.ts', // 19 s
+  'test/stress/crashFixture.test.ts', // 17 s
+  'test/engine/isolation.test.ts', // 17 s
   'test/fuzz/malformed.test.ts', // 17 s
-  'test/fixtures/cli.test.ts', // 15 s
-  'test/ui/page.test.ts', // 15 s
-  'test/cli.test.ts', // 13 s
-  'test/bundle.test.ts', // 13 s
-  'test/conformance/execution-apis.test.ts', // 12 s
-  'test/engine/isolation.test.ts', // 11 s
-  'test/engine/differential.test.ts', // 11 s
+  'test/engine/differential.test.ts', // 16 s
+  'test/harness/suite.test.ts', // 10 s
+  'test/bundle.test.ts', // 10 s
+  'test/ui/page.test.ts', // 10 s
+  'test/token/eip3009.test.ts', // 8 s
+  'test/conformance/import.test.ts', // 8 s
 ]
 
 export default class LongFirstSequencer extends BaseSequencer {
