@@ -7,8 +7,8 @@ import { tempDir } from './tempDir.js'
 
 const bin = fileURLToPath(new URL('../bin/devnet.js', import.meta.url))
 
-function run(args: string[], cwd?: string) {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd })
+function run(args: string[], cwd?: string, env?: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd, env: env && { ...process.env, ...env } })
   let out = ''
   let err = ''
   child.stdout.on('data', (d) => (out += d))
@@ -20,16 +20,7 @@ function run(args: string[], cwd?: string) {
 describe('devnet start', () => {
   test('default: prints accounts and the listening line, answers, exits 0 on SIGINT', async () => {
     const p = run(['start', '--port', '0', '--mining', 'manual'])
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const match = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(p.out())
-        if (match) {
-          clearInterval(timer)
-          resolve(match[1]!)
-        }
-      }, 20)
-      p.exited.then(() => reject(new Error(`exited early: ${p.err()}`)))
-    })
+    const url = await listening(p)
     expect(p.out()).toContain('Chain ID:        31337')
     expect(p.out()).toContain('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
     expect(p.out()).toContain('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
@@ -42,18 +33,23 @@ describe('devnet start', () => {
     expect(await p.exited).toBe(0)
   })
 
+  // The suite runs the built bundle when dist/ is fresh (vitest.config.ts): the source, as a checkout without dist/
+  // runs it, is started here, with the live page it builds on the first GET /.
+  test('from source (DEVNET_FROM_SOURCE=1): answers and serves the live page', async () => {
+    const p = run(['start', '--port', '0', '--mining', 'manual'], undefined, { DEVNET_FROM_SOURCE: '1' })
+    const url = await listening(p)
+    const response = await fetch(url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId' }), headers: { 'content-type': 'application/json' } })
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' })
+    expect((await fetch(url, { headers: { accept: 'text/html' } })).status).toBe(200)
+    expect((await fetch(`${url}/ui/app.js`)).status).toBe(200)
+    p.child.kill('SIGINT')
+    expect(await p.exited).toBe(0)
+    expect(p.err()).toBe('')
+  })
+
   test('args: --no-ui serves JSON-RPC only', async () => {
     const p = run(['start', '--port', '0', '--mining', 'manual', '--no-ui'])
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const match = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(p.out())
-        if (match) {
-          clearInterval(timer)
-          resolve(match[1]!)
-        }
-      }, 20)
-      p.exited.then(() => reject(new Error(`exited early: ${p.err()}`)))
-    })
+    const url = await listening(p)
     expect(p.out()).not.toContain('Live page')
     const response = await fetch(url, { headers: { accept: 'text/html' } })
     expect(await response.json()).toEqual({ name: 'devnet', jsonrpc: 'POST / with a JSON-RPC 2.0 body' })
