@@ -39,8 +39,8 @@ export default defineConfig({
       : { sequencer: LongFirstSequencer },
     // CLI tests spawn bin/devnet.js: the built CLI bundle when dist/ is newer than every source (CI: `npm ci` has just
     // built it), the source otherwise, never a stale dist/. A start from the source compiles it through tsx first
-    // (~3 s of CPU against ~0.4 s), and the CLI tests spawn dozens.
-    env: { DEVNET_FROM_SOURCE: isStale() ? '1' : '' },
+    // (~3 s of CPU against ~0.4 s), and the CLI tests spawn dozens. DEVNET_FROM_SOURCE set by hand wins.
+    env: { DEVNET_FROM_SOURCE: process.env.DEVNET_FROM_SOURCE ?? (isStale() ? '1' : '') },
     // A worker runs its files in one module graph (isolate: false): each file importing the engine, viem and the
     // node afresh was half the suite's CPU (import 142 s of a 274 s run on 2 cores, against 16 s). Every devnet a
     // test makes is its own; what a process holds once (the engine patches, memos of pure functions) is the same
