@@ -150,7 +150,7 @@ function* update(child: Child, entries: Change[], depth: number): Walk<Child> {
       return true
     }
     // A key that leaves the extension is not in the trie: deleting it changes nothing.
-    const kept = entries.every((e) => e.value !== null || under(e)) ? entries : entries.filter((e) => e.value !== null || under(e))
+    const kept = entries.filter((e) => e.value !== null || under(e))
     if (kept.length === 0) return child
     if (kept.every(under)) {
       const next = yield* update(node.child, kept, depth + key.length)
