@@ -18,44 +18,25 @@
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { forkSender, signTransfer, startForkUpstream } from './forkUpstream.js'
-import { freePort, p50, root, rpc, waitUp } from './peerProcess.js'
+import { countingProxy, freePort, p50, root, rpc, waitUp } from './peerProcess.js'
 
 const { remote, token, pin } = await startForkUpstream()
 
-/** Upstream requests as the proxy saw them: when each came in and when its reply went out (performance.now()). */
-const upstream: { in: number; out: number }[] = []
-const proxy = createServer((req, res) => {
-  let body = ''
-  req.on('data', (c) => (body += c))
-  req.on('end', async () => {
-    const entry = { in: performance.now(), out: 0 }
-    upstream.push(entry)
-    try {
-      const reply = await fetch(remote.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(await reply.text())
-    } catch {
-      res.writeHead(502).end()
-    }
-    entry.out = performance.now()
-  })
-})
-await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r))
-const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+/** Upstream requests as the proxy saw them: when each came in and when its reply went out. */
+const proxy = await countingProxy(remote.url)
 
 type Transfer = { send: number; answer: number; signed: number; calls: { in: number; out: number }[] }
 
 async function row(name: string, dir: string | undefined, cacheDir: string): Promise<Transfer[]> {
   const port = await freePort()
   const { NODE_EXTRA_CA_CERTS: _, ...env } = process.env
-  const flags = ['--mining', 'auto', '--no-ui', '--fork-url', proxyUrl, '--fork-block', String(pin), '--fork-cache', cacheDir, '--port', String(port)]
+  const flags = ['--mining', 'auto', '--no-ui', '--fork-url', proxy.url, '--fork-block', String(pin), '--fork-cache', cacheDir, '--port', String(port)]
   const { command, args } =
     dir === undefined
-      ? { command: 'anvil', args: ['--fork-url', proxyUrl, '--fork-block-number', String(pin), '--port', String(port), '--silent'] }
+      ? { command: 'anvil', args: ['--fork-url', proxy.url, '--fork-block-number', String(pin), '--port', String(port), '--silent'] }
       : { command: process.execPath, args: [join(dir, 'bin', 'devnet.js'), 'start', '--quiet', ...flags] }
   // Anvil keeps its fork cache under $HOME: a home per run keeps the start cold, as bench/fork.ts does.
   const child = spawn(command, args, { stdio: 'ignore', cwd: root, env: name === 'anvil' ? { ...process.env, HOME: cacheDir } : env })
@@ -66,7 +47,7 @@ async function row(name: string, dir: string | undefined, cacheDir: string): Pro
     const cold = `0x${'c0'.repeat(20)}`
     for (let i = 0; i <= 100; i++) await rpc(url, 'eth_getBalance', [cold, 'latest'])
     const nonce = Number(await rpc(url, 'eth_getTransactionCount', [forkSender.address, 'latest']))
-    upstream.length = 0
+    proxy.calls.length = 0
     const transfers: Transfer[] = []
     let last = ''
     for (let i = 0; i < 100; i++) {
@@ -78,7 +59,7 @@ async function row(name: string, dir: string | undefined, cacheDir: string): Pro
     }
     while ((await rpc(url, 'eth_getTransactionReceipt', [last])) === null) await new Promise((r) => setTimeout(r, 1))
     // Each upstream request belongs to the transfer whose send came last before it.
-    for (const call of upstream) {
+    for (const call of proxy.calls) {
       let owner: Transfer | undefined
       for (const t of transfers) if (t.send <= call.in) owner = t
       owner?.calls.push(call)
@@ -118,5 +99,5 @@ for (let round = 0; round < Number(process.env.ROUNDS ?? 1); round++)
         `slowest send to answer ${ms(Math.max(...rest.map((t) => t.answer - t.send)))} ms`,
     )
   }
-proxy.close()
+await proxy.close()
 await remote.close()

@@ -133,12 +133,14 @@ export async function startSourceDevnet(options: { src?: string | undefined; pro
 
 /** A proxy in front of the upstream that counts the HTTP requests it forwards. */
 export async function countingProxy(target: string) {
-  let count = 0
+  /** The requests since the last take(): when each came in and when its reply went out (performance.now()). */
+  const calls: { in: number; out: number }[] = []
   const server = createHttpServer((req, res) => {
     let body = ''
     req.on('data', (c) => (body += c))
     req.on('end', async () => {
-      count++
+      const call = { in: performance.now(), out: 0 }
+      calls.push(call)
       try {
         const reply = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
         res.writeHead(reply.status, { 'content-type': 'application/json' }).end(await reply.text())
@@ -146,16 +148,15 @@ export async function countingProxy(target: string) {
         // The upstream closed under a node still reading (the bench stops them in turn).
         res.writeHead(502).end()
       }
+      call.out = performance.now()
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    take: () => {
-      const n = count
-      count = 0
-      return n
-    },
+    calls,
+    /** How many requests came since the last take(). */
+    take: () => calls.splice(0).length,
     close: () => new Promise((r) => server.close(r)),
   }
 }
